@@ -1,0 +1,1 @@
+"""Grouping entries into named topics (jieba + English tokens, TF-IDF, KMeans). No Textual."""

@@ -1,0 +1,16 @@
+"""topiclens' data layer: parsers, the SQLite store and imports. No Textual here."""
+
+from .db import SCHEMA_VERSION, Store, StoreError
+from .models import Bookmark, Entry, ImportReport, ParseResult, Problem, Topic
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Bookmark",
+    "Entry",
+    "ImportReport",
+    "ParseResult",
+    "Problem",
+    "Store",
+    "StoreError",
+    "Topic",
+]

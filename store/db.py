@@ -1,0 +1,444 @@
+"""The SQLite store: entries, bookmarks, read state, topics and what clustering keeps.
+
+One file in the data directory, WAL mode, a schema version (``PRAGMA user_version``) with
+forward migrations, a busy timeout so a second process waits instead of failing, and one
+transaction per import. Opening never writes to a file that is not a topiclens store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .models import Bookmark, Entry, ImportReport, ParseResult, Topic
+
+STORE_FILENAME = "topiclens.db"
+BUSY_TIMEOUT_MS = 30_000
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the first schema
+    """
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE entries (
+        id          TEXT PRIMARY KEY,
+        title       TEXT NOT NULL,
+        title_given INTEGER NOT NULL DEFAULT 1,
+        summary     TEXT NOT NULL,
+        comment     TEXT NOT NULL DEFAULT '',
+        source      TEXT NOT NULL DEFAULT '',
+        category    TEXT NOT NULL DEFAULT '',
+        date        TEXT,
+        url         TEXT,
+        lang        TEXT NOT NULL,
+        format      TEXT NOT NULL,
+        origin_file TEXT NOT NULL,
+        origin_line INTEGER NOT NULL,
+        extra       TEXT NOT NULL DEFAULT '{}',
+        imported_at REAL NOT NULL
+    );
+    CREATE INDEX entries_date ON entries(date);
+    CREATE TABLE bookmarks (
+        entry_id   TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        created_at REAL NOT NULL,
+        note       TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE read_state (
+        entry_id TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        read_at  REAL NOT NULL
+    );
+    CREATE TABLE topics (
+        id         INTEGER PRIMARY KEY,
+        name       TEXT NOT NULL,
+        user_named INTEGER NOT NULL DEFAULT 0,
+        anchor     TEXT,
+        keywords   TEXT NOT NULL DEFAULT '[]',
+        size       INTEGER NOT NULL DEFAULT 0,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE topic_assignments (
+        entry_id TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE,
+        score    REAL NOT NULL DEFAULT 0,
+        terms    TEXT NOT NULL DEFAULT '[]'
+    );
+    CREATE INDEX topic_assignments_topic ON topic_assignments(topic_id);
+    CREATE TABLE similar (
+        entry_id TEXT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+        other_id TEXT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+        rank     INTEGER NOT NULL,
+        score    REAL NOT NULL,
+        PRIMARY KEY (entry_id, rank)
+    );
+    CREATE TABLE token_cache (
+        entry_id          TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        content_hash      TEXT NOT NULL,
+        tokenizer_version TEXT NOT NULL,
+        tokens            BLOB NOT NULL
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_ENTRY_COLUMNS = (
+    "id, title, title_given, summary, comment, source, category, date, url, lang, format, "
+    "origin_file, origin_line, extra"
+)
+
+
+class StoreError(Exception):
+    """The store cannot be used as it is; the message says what to do."""
+
+
+def _row_to_entry(row: Sequence[Any]) -> Entry:
+    return Entry(
+        id=row[0],
+        title=row[1],
+        title_given=bool(row[2]),
+        summary=row[3],
+        comment=row[4],
+        source=row[5],
+        category=row[6],
+        date=row[7],
+        url=row[8],
+        lang=row[9],
+        format=row[10],
+        origin_file=row[11],
+        origin_line=row[12],
+        extra=orjson.loads(row[13]) if row[13] else {},
+    )
+
+
+class Store:
+    """A topiclens store. Safe to share between threads (one lock around the connection)
+    and between processes (WAL, busy timeout, immediate write transactions)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._conn = self._connect()
+
+    @classmethod
+    def open_dir(cls, data_dir: str | Path) -> Store:
+        data_dir = Path(data_dir)
+        if data_dir.exists() and not data_dir.is_dir():
+            raise StoreError(f"{data_dir}: the data directory is a file; pass another --data-dir")
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"{data_dir}: cannot create the data directory ({exc.strerror}); "
+                "pass a writable --data-dir or set TOPICLENS_HOME"
+            ) from exc
+        return cls(data_dir / STORE_FILENAME)
+
+    # --- connection and schema -------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        where = str(self.path)
+        if self.path.exists() and self.path.is_dir():
+            raise StoreError(f"{where}: is a directory, not a topiclens store")
+        try:
+            conn = sqlite3.connect(
+                where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"{where}: cannot open the store ({exc})") from exc
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(
+                f"{where}: not a topiclens store ({exc}). It was left untouched; move it "
+                "aside to start a fresh store, or pass --data-dir to use another one"
+            ) from exc
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise StoreError(
+                f"{where}: written by a newer topiclens (schema {version}; this version knows "
+                f"up to {SCHEMA_VERSION}). It was left untouched; upgrade topiclens to open it"
+            )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate(conn, version)
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            raise StoreError(f"{where}: cannot use the store ({exc})") from exc
+        return conn
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection, version: int) -> None:
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # re-read under the write lock: another process may have migrated already
+                current = conn.execute("PRAGMA user_version").fetchone()[0]
+                if current < target:
+                    for statement in MIGRATIONS[target - 1].split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {target}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One immediate write transaction: all of it lands, or none of it."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # --- meta ------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # --- entries ---------------------------------------------------------------------
+
+    def add_entries(self, entries: Iterable[Entry]) -> tuple[list[str], int]:
+        """Insert entries in one transaction; returns (ids that were new, count known)."""
+        now = time.time()
+        new: list[str] = []
+        known = 0
+        with self.write() as conn:
+            for e in entries:
+                cur = conn.execute(
+                    f"INSERT OR IGNORE INTO entries({_ENTRY_COLUMNS}, imported_at) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        e.id,
+                        e.title,
+                        int(e.title_given),
+                        e.summary,
+                        e.comment,
+                        e.source,
+                        e.category,
+                        e.date,
+                        e.url,
+                        e.lang,
+                        e.format,
+                        e.origin_file,
+                        e.origin_line,
+                        orjson.dumps(e.extra).decode(),
+                        now,
+                    ),
+                )
+                if cur.rowcount:
+                    new.append(e.id)
+                else:
+                    known += 1
+        return new, known
+
+    def import_result(self, result: ParseResult) -> ImportReport:
+        new, known = self.add_entries(result.entries)
+        return ImportReport(
+            new=len(new),
+            known=known,
+            rejected=len(result.problems),
+            problems=list(result.problems),
+            new_ids=new,
+        )
+
+    def count_entries(self) -> int:
+        return int(self.query("SELECT count(*) FROM entries")[0][0])
+
+    def entry(self, entry_id: str) -> Entry | None:
+        rows = self.query(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE id = ?", (entry_id,))
+        return _row_to_entry(rows[0]) if rows else None
+
+    def entries(self, ids: Sequence[str] | None = None) -> list[Entry]:
+        """Entries newest first (undated last, then in import order); ``ids`` keeps its order."""
+        if ids is None:
+            rows = self.query(
+                f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY date IS NULL, date DESC, rowid"
+            )
+            return [_row_to_entry(r) for r in rows]
+        found: dict[str, Entry] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for r in self.query(
+                f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE id IN ({marks})", chunk
+            ):
+                found[r[0]] = _row_to_entry(r)
+        return [found[i] for i in ids if i in found]
+
+    def entry_texts(self) -> list[tuple[str, str]]:
+        """(id, text) for every entry, in import order: what clustering reads. Only the
+        title, summary and comment: never source, category or other metadata."""
+        rows = self.query("SELECT id, title, summary, comment FROM entries ORDER BY rowid")
+        return [(r[0], "\n".join(p for p in r[1:] if p)) for r in rows]
+
+    def search(self, query: str, limit: int | None = None) -> list[str]:
+        """Ids of entries whose title, summary or comment contain every word of ``query``
+        (case-insensitive; Chinese matched as written), newest first."""
+        words = query.split()
+        if not words:
+            return []
+        clause = " AND ".join(
+            ["(title || ' ' || summary || ' ' || comment) LIKE ? ESCAPE '\\'"] * len(words)
+        )
+        params: list[Any] = [
+            "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            for w in words
+        ]
+        sql = f"SELECT id FROM entries WHERE {clause} ORDER BY date IS NULL, date DESC, rowid"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [r[0] for r in self.query(sql, params)]
+
+    # --- bookmarks -------------------------------------------------------------------
+
+    def bookmarks(self) -> list[Bookmark]:
+        rows = self.query(
+            "SELECT entry_id, created_at, note FROM bookmarks ORDER BY created_at, rowid"
+        )
+        return [Bookmark(r[0], r[1], r[2]) for r in rows]
+
+    def bookmark(self, entry_id: str) -> Bookmark | None:
+        rows = self.query(
+            "SELECT entry_id, created_at, note FROM bookmarks WHERE entry_id = ?", (entry_id,)
+        )
+        return Bookmark(*rows[0]) if rows else None
+
+    def bookmark_ids(self) -> set[str]:
+        return {r[0] for r in self.query("SELECT entry_id FROM bookmarks")}
+
+    def set_bookmark(self, entry_id: str, on: bool, note: str | None = None) -> None:
+        with self.write() as conn:
+            if on:
+                conn.execute(
+                    "INSERT INTO bookmarks(entry_id, created_at, note) VALUES (?, ?, ?) "
+                    "ON CONFLICT(entry_id) DO UPDATE SET note = coalesce(?, note)",
+                    (entry_id, time.time(), note or "", note),
+                )
+            else:
+                conn.execute("DELETE FROM bookmarks WHERE entry_id = ?", (entry_id,))
+
+    def toggle_bookmark(self, entry_id: str) -> bool:
+        """Flip the bookmark in one transaction; returns whether it is now bookmarked."""
+        with self.write() as conn:
+            gone = conn.execute("DELETE FROM bookmarks WHERE entry_id = ?", (entry_id,)).rowcount
+            if gone:
+                return False
+            conn.execute(
+                "INSERT INTO bookmarks(entry_id, created_at, note) VALUES (?, ?, '')",
+                (entry_id, time.time()),
+            )
+            return True
+
+    def set_note(self, entry_id: str, note: str) -> None:
+        """Set the bookmark's note, bookmarking the entry if it was not."""
+        self.set_bookmark(entry_id, True, note)
+
+    # --- read state ------------------------------------------------------------------
+
+    def read_ids(self) -> set[str]:
+        return {r[0] for r in self.query("SELECT entry_id FROM read_state")}
+
+    def set_read(self, entry_id: str, read: bool = True) -> None:
+        with self.write() as conn:
+            if read:
+                conn.execute(
+                    "INSERT OR IGNORE INTO read_state(entry_id, read_at) VALUES (?, ?)",
+                    (entry_id, time.time()),
+                )
+            else:
+                conn.execute("DELETE FROM read_state WHERE entry_id = ?", (entry_id,))
+
+    # --- topics ----------------------------------------------------------------------
+
+    def topics(self) -> list[Topic]:
+        rows = self.query(
+            "SELECT id, name, keywords, size, user_named, anchor FROM topics ORDER BY size DESC, id"
+        )
+        return [
+            Topic(r[0], r[1], [tuple(k) for k in orjson.loads(r[2])], r[3], bool(r[4]), r[5])
+            for r in rows
+        ]
+
+    def topic(self, topic_id: int) -> Topic | None:
+        return next((t for t in self.topics() if t.id == topic_id), None)
+
+    def topic_entry_ids(self, topic_id: int) -> list[str]:
+        rows = self.query(
+            "SELECT a.entry_id FROM topic_assignments a JOIN entries e ON e.id = a.entry_id "
+            "WHERE a.topic_id = ? ORDER BY e.date IS NULL, e.date DESC, e.rowid",
+            (topic_id,),
+        )
+        return [r[0] for r in rows]
+
+    def assignments(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in self.query("SELECT entry_id, topic_id FROM topic_assignments")}
+
+    def assignment(self, entry_id: str) -> tuple[int, float, list[str]] | None:
+        rows = self.query(
+            "SELECT topic_id, score, terms FROM topic_assignments WHERE entry_id = ?", (entry_id,)
+        )
+        if not rows:
+            return None
+        topic_id, score, terms = rows[0]
+        return topic_id, score, orjson.loads(terms)
+
+    def similar(self, entry_id: str) -> list[tuple[str, float]]:
+        rows = self.query(
+            "SELECT other_id, score FROM similar WHERE entry_id = ? ORDER BY rank", (entry_id,)
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def rename_topic(self, topic_id: int, name: str) -> bool:
+        name = name.strip()
+        if not name:
+            raise ValueError("a topic name cannot be empty")
+        with self.write() as conn:
+            cur = conn.execute(
+                "UPDATE topics SET name = ?, user_named = 1, updated_at = ? WHERE id = ?",
+                (name, time.time(), topic_id),
+            )
+            return cur.rowcount > 0

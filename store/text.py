@@ -1,0 +1,112 @@
+"""Text helpers shared by the parsers and the views: normalisation, ids, cell widths,
+language detection and display titles. Pure functions, no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_WS = re.compile(r"\s+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-_.+]*")
+
+
+def normalise(text: str) -> str:
+    """NFKC, whitespace folded to single spaces, trimmed: the form ids are made from."""
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def entry_id(title: str, summary: str, comment: str = "") -> str:
+    """A stable id from an entry's normalised content (16 hex digits of SHA-256).
+
+    ``title`` is the title as written in the source (empty for digest entries, whose
+    display title is derived and may change between versions)."""
+    payload = "\x1f".join(normalise(part) for part in (title, summary, comment))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def char_cells(ch: str) -> int:
+    """Terminal cells one character takes: 2 for wide East Asian characters, 0 for
+    combining marks, else 1."""
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def cell_width(text: str) -> int:
+    return sum(char_cells(ch) for ch in text)
+
+
+def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
+    """Cut ``text`` to at most ``width`` terminal cells, ending with ``ellipsis`` if cut."""
+    if cell_width(text) <= width:
+        return text
+    budget = width - cell_width(ellipsis)
+    out: list[str] = []
+    used = 0
+    for ch in text:
+        w = char_cells(ch)
+        if used + w > budget:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out).rstrip(" ,，、：:;；") + ellipsis
+
+
+def detect_language(text: str) -> str:
+    """'zh', 'en' or 'mixed'. One Chinese character is weighed against one English word
+    (the unit a reader reads), so a Chinese summary citing a few product names stays zh."""
+    cjk = len(_CJK.findall(text))
+    words = len(_LATIN_WORD.findall(text))
+    if cjk == 0 and words == 0:
+        return "en"
+    share = cjk / (cjk + 2 * words)
+    if share >= 0.7:
+        return "zh"
+    if share <= 0.15:
+        return "en"
+    return "mixed"
+
+
+# Lead-ins a digest summary opens with: who is speaking, then a reporting verb.
+_SUBJECT = (
+    r"(?:这篇文章|这篇博客|这篇|本文|文章|该文|作者|"
+    r"[A-Za-z][A-Za-z .]*?\s*(?:技术)?博客|微软研究博客|[\u4e00-\u9fff]{2,6}技术团队)"
+)
+_ADVERB = r"(?:首先|主要|系统地?|详细地?|深入地?|重点|全面|完整地?|简要)?"
+_VERB = (
+    r"(?:介绍了?|讲解了?|探讨了?|讨论了?|复盘了?|梳理了?|拆解了?|总结了?|分析了?|"
+    r"阐述了?|解析了?|记录了?|发布了?|综述了?|回顾了?|说明了?|展示了?|提出了?|"
+    r"聚焦于?|围绕|挑战|针对|是)"
+)
+_LEAD_IN = re.compile(rf"^{_SUBJECT}\s*{_ADVERB}\s*{_VERB}?\s*|^{_ADVERB}{_VERB}\s*")
+_PREAMBLE = re.compile(
+    r"^(?:由|基于|以|从).{0,40}(?:撰写|演讲|为例|出发|为起点|为主线)$|^(?:在|当|随着).{0,20}(?:中|时|下)$"
+)
+_CLAUSE = re.compile(r"[，。；：！？,;:!?]|——")
+_LABEL = re.compile(r"^(?:核心看点|摘要|导读|简介|TL;DR)\s*[:：]\s*")
+
+
+def _strip_lead_in(clause: str) -> str:
+    stripped = _LEAD_IN.sub("", clause, count=1).strip()
+    stripped = re.sub(r"^其(?=\S)", "", stripped)  # "介绍其在 …" -> "在 …"
+    return stripped or clause.strip()
+
+
+def derive_title(summary: str, width: int = 56) -> str:
+    """A short readable title for an entry that has none (digest entries).
+
+    Drops lead-ins such as "文章介绍了" or "本文", skips a preamble clause such as
+    "本文由 NVIDIA 工程师撰写", keeps the first real clause and fits it in ``width``
+    terminal cells."""
+    text = _LABEL.sub("", _WS.sub(" ", summary).strip())
+    clauses = [c.strip() for c in _CLAUSE.split(text) if c.strip()]
+    if not clauses:
+        return fit_cells(text, width) if text else "(untitled)"
+    for clause in clauses[:3]:
+        candidate = _strip_lead_in(clause)
+        if _PREAMBLE.match(candidate) or cell_width(candidate) < 8:
+            continue
+        return fit_cells(candidate, width)
+    return fit_cells(_strip_lead_in(clauses[0]), width)

@@ -1,0 +1,32 @@
+"""Layers kept honest: the data layers never import Textual (checked in a fresh process)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEADLESS = [
+    "topiclens.store",
+    "topiclens.store.db",
+    "topiclens.store.parsers",
+    "topiclens.store.importer",
+    "topiclens.clustering",
+]
+
+
+@pytest.mark.parametrize("module", HEADLESS)
+def test_headless_module_imports_no_textual(module: str):
+    code = (
+        "import importlib, pkgutil, sys\n"
+        f"mod = importlib.import_module({module!r})\n"
+        "if hasattr(mod, '__path__'):\n"
+        "    for info in pkgutil.walk_packages(mod.__path__, mod.__name__ + '.'):\n"
+        "        importlib.import_module(info.name)\n"
+        "bad = sorted(m for m in sys.modules\n"
+        "             if m == 'textual' or m.startswith(('textual.', 'rich')))\n"
+        "print(bad)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

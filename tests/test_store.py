@@ -1,0 +1,96 @@
+"""The store: schema, bookmarks, read state, search, and refusing stores it cannot use."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import DIGEST, LISTING
+from topiclens.store import SCHEMA_VERSION, Store, StoreError
+from topiclens.store.importer import ensure_corpus, import_file
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store.open_dir(tmp_path / "d") as s:
+        import_file(s, DIGEST)
+        import_file(s, LISTING)
+        yield s
+
+
+def test_wal_and_schema_version(store: Store):
+    assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+    assert store.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION
+
+
+def test_first_start_imports_bundled_corpus_once(tmp_path: Path):
+    with Store.open_dir(tmp_path / "fresh") as s:
+        report = ensure_corpus(s)
+        assert report is not None and report.new == 109 and report.problems == []
+        assert ensure_corpus(s) is None
+        e = s.entries()[0]
+        assert e.origin_file.startswith("bundled:")
+
+
+def test_bookmarks_and_notes(store: Store):
+    ids = [e.id for e in store.entries()[:3]]
+    assert store.toggle_bookmark(ids[0]) is True
+    assert store.toggle_bookmark(ids[1]) is True
+    assert store.toggle_bookmark(ids[0]) is False
+    store.set_note(ids[2], "read later")
+    assert store.bookmark_ids() == {ids[1], ids[2]}
+    assert store.bookmark(ids[2]).note == "read later"
+    store.set_note(ids[2], "")
+    assert store.bookmark(ids[2]).note == ""
+
+
+def test_read_state(store: Store):
+    eid = store.entries()[5].id
+    store.set_read(eid)
+    store.set_read(eid)
+    assert store.read_ids() == {eid}
+    store.set_read(eid, False)
+    assert store.read_ids() == set()
+
+
+def test_search_chinese_and_english(store: Store):
+    zh = store.entries(store.search("投机解码"))
+    assert zh and all("投机解码" in e.text() for e in zh)
+    en = store.entries(store.search("speculative DECODING"))
+    assert {e.title for e in en} >= {"The Economics of Speculative Decoding"}
+    assert store.search("100%_nothing_like_this") == []
+
+
+def test_entry_texts_hold_no_metadata(store: Store):
+    texts = dict(store.entry_texts())
+    e = store.entries()[0]
+    assert e.source not in texts[e.id] and e.category not in texts[e.id]
+
+
+def test_not_sqlite_file_is_left_untouched(tmp_path: Path):
+    path = tmp_path / "topiclens.db"
+    path.write_bytes(b"this is my diary, not a database\n" * 100)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not a topiclens store"):
+        Store(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["topiclens.db"]
+
+
+def test_newer_schema_is_refused(tmp_path: Path):
+    path = tmp_path / "topiclens.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="newer topiclens"):
+        Store(path)
+    assert path.read_bytes() == before
+
+
+def test_data_dir_that_is_a_file(tmp_path: Path):
+    path = tmp_path / "file"
+    path.write_text("x")
+    with pytest.raises(StoreError, match="is a file"):
+        Store.open_dir(path)

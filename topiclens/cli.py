@@ -1,0 +1,177 @@
+"""The ``topiclens`` command line.
+
+Heavy libraries (Textual, scikit-learn, jieba) are imported inside the commands that need
+them, so ``topiclens import`` or ``topiclens entries`` start in a blink.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from . import __version__
+from .paths import ENV_HOME, data_dir
+
+MAX_PROBLEMS_SHOWN = 20
+
+DESCRIPTION = """\
+topiclens: a terminal reader for curated technical digests.
+
+With no command, opens the reader on your store (on a first start, the bundled
+corpus is imported and grouped into topics for you)."""
+
+EPILOG = f"""\
+examples:
+  topiclens                          open the reader
+  topiclens import digest.txt        add entries from a digest, listing or JSON Lines file
+  topiclens entries --json           every entry as JSON
+
+The store lives in the platform's data directory; --data-dir or ${ENV_HOME} moves it."""
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def _write_json(value: Any) -> None:
+    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    from .store import Store
+
+    return Store.open_dir(data_dir(args.data_dir))
+
+
+# --- commands ----------------------------------------------------------------------
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    from .store.importer import ensure_corpus
+
+    with _open_store(args) as store:
+        report = ensure_corpus(store)
+        if report is not None:
+            _out(f"first start: imported {report.new} entries from the bundled corpus")
+    _err("topiclens: the reader is not built yet; use `topiclens entries` to list entries")
+    return 1
+
+
+def _counts(report: Any) -> str:
+    return f"{report.new} new, {report.known} already known, {report.rejected} rejected"
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from .store.importer import import_file
+    from .store.models import ImportReport
+
+    total = ImportReport()
+    shown = 0
+    with _open_store(args) as store:
+        for path in args.paths:
+            report = import_file(store, path)
+            total.add(report)
+            _out(f"{path}: {_counts(report)}")
+            for problem in report.problems:
+                if shown < MAX_PROBLEMS_SHOWN:
+                    _err(f"error: {problem}")
+                shown += 1
+    if shown > MAX_PROBLEMS_SHOWN:
+        _err(f"error: … and {shown - MAX_PROBLEMS_SHOWN} more problems")
+    if len(args.paths) > 1:
+        _out(f"total: {_counts(total)}")
+    return 1 if total.rejected else 0
+
+
+def _entry_json(e: Any) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "title": e.title,
+        "summary": e.summary,
+        "comment": e.comment,
+        "source": e.source,
+        "category": e.category,
+        "date": e.date,
+        "url": e.url,
+        "lang": e.lang,
+        "format": e.format,
+        "origin": {"file": e.origin_file, "line": e.origin_line},
+        "extra": e.extra,
+    }
+
+
+def cmd_entries(args: argparse.Namespace) -> int:
+    from .store.text import fit_cells
+
+    with _open_store(args) as store:
+        entries = store.entries()
+    if args.json:
+        _write_json({"entries": [_entry_json(e) for e in entries]})
+        return 0
+    for e in entries:
+        _out(f"{e.id}  {e.date or '----------'}  {fit_cells(e.source, 24):<24}  {e.title}")
+    return 0
+
+
+# --- parser ------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="topiclens",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"topiclens {__version__}")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help=f"where the store lives (default: ${ENV_HOME}, else the platform's data dir)",
+    )
+    parser.set_defaults(func=cmd_read)
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def add(
+        name: str, func: Callable[[argparse.Namespace], int], help: str
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(func=func)
+        return p
+
+    p = add("import", cmd_import, "import digest, listing or JSON Lines files into the store")
+    p.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files to import (format detected from content)"
+    )
+
+    p = add("entries", cmd_entries, "list the entries in the store")
+    p.add_argument(
+        "--json", action="store_true", help="print JSON (one object with an 'entries' list)"
+    )
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .store import StoreError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except StoreError as exc:
+        _err(f"topiclens: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

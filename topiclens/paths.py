@@ -1,0 +1,19 @@
+"""Where the store lives: --data-dir, else $TOPICLENS_HOME, else the platform's data dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV_HOME = "TOPICLENS_HOME"
+
+
+def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    if override:
+        return Path(override).expanduser()
+    env = os.environ.get(ENV_HOME)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("topiclens", appauthor=False))

@@ -1,0 +1,1 @@
+"""The Textual reader: a thin view over topiclens.store and topiclens.clustering."""
