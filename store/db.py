@@ -432,6 +432,63 @@ class Store:
         )
         return [(r[0], r[1]) for r in rows]
 
+    def replace_topics(
+        self,
+        topics: Sequence[Topic],
+        assignments: dict[str, tuple[int, float, list[str]]],
+        similar: dict[str, list[tuple[str, float]]] | None = None,
+    ) -> None:
+        """Replace the whole clustering result in one transaction.
+
+        ``topics`` carry their final ids (the caller has matched them to the old ones);
+        a topic the user renamed keeps its name unless ``Topic.user_named`` is False here.
+        ``assignments`` maps entry id to (topic id, score, terms tying it to the topic)."""
+        now = time.time()
+        with self.write() as conn:
+            keep = [t.id for t in topics]
+            marks = ",".join("?" * len(keep)) or "NULL"
+            conn.execute("DELETE FROM topic_assignments")
+            conn.execute(f"DELETE FROM topics WHERE id NOT IN ({marks})", keep)
+            for t in topics:
+                conn.execute(
+                    "INSERT INTO topics(id, name, user_named, anchor, keywords, size, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                    "name = CASE WHEN topics.user_named THEN topics.name ELSE excluded.name END, "
+                    "anchor = excluded.anchor, keywords = excluded.keywords, "
+                    "size = excluded.size, updated_at = excluded.updated_at",
+                    (
+                        t.id,
+                        t.name,
+                        int(t.user_named),
+                        t.anchor,
+                        orjson.dumps([list(k) for k in t.keywords]).decode(),
+                        t.size,
+                        now,
+                    ),
+                )
+            conn.executemany(
+                "INSERT INTO topic_assignments(entry_id, topic_id, score, terms) VALUES (?,?,?,?)",
+                [
+                    (eid, tid, float(score), orjson.dumps(terms).decode())
+                    for eid, (tid, score, terms) in assignments.items()
+                ],
+            )
+            if similar is not None:
+                conn.execute("DELETE FROM similar")
+                conn.executemany(
+                    "INSERT INTO similar(entry_id, other_id, rank, score) VALUES (?,?,?,?)",
+                    [
+                        (eid, other, rank, float(score))
+                        for eid, others in similar.items()
+                        for rank, (other, score) in enumerate(others)
+                    ],
+                )
+
+    def external_changes(self) -> int:
+        """A counter that moves when another connection (another process) commits:
+        compare two readings to know whether to reload."""
+        return int(self.query("PRAGMA data_version")[0][0])
+
     def rename_topic(self, topic_id: int, name: str) -> bool:
         name = name.strip()
         if not name:

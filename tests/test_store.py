@@ -94,3 +94,35 @@ def test_data_dir_that_is_a_file(tmp_path: Path):
     path.write_text("x")
     with pytest.raises(StoreError, match="is a file"):
         Store.open_dir(path)
+
+
+def test_replace_topics_keeps_user_names(store: Store):
+    from topiclens.store import Topic
+
+    ids = [e.id for e in store.entries()]
+    a, b = ids[:50], ids[50:]
+    topics = [
+        Topic(1, "KV cache", [("kv", 1.0)], len(a)),
+        Topic(2, "MoE kernels", [("moe", 0.5)], len(b)),
+    ]
+    assignments = {i: (1, 0.5, ["kv"]) for i in a} | {i: (2, 0.4, ["moe"]) for i in b}
+    store.replace_topics(topics, assignments, {a[0]: [(a[1], 0.9), (a[2], 0.8)]})
+    assert store.rename_topic(1, "My KV")
+    store.replace_topics(topics, assignments)
+    # largest topic first; the renamed one keeps its name through a re-cluster
+    assert [(t.id, t.name, t.user_named) for t in store.topics()] == [
+        (2, "MoE kernels", False),
+        (1, "My KV", True),
+    ]
+    assert store.topic_entry_ids(2) == [e.id for e in store.entries(b)]
+    assert store.assignment(a[0]) == (1, 0.5, ["kv"])
+    assert store.similar(a[0]) == [(a[1], 0.9), (a[2], 0.8)]
+    store.replace_topics(topics[1:], {i: (2, 0.1, []) for i in ids})
+    assert [t.id for t in store.topics()] == [2]
+
+
+def test_external_changes_counter(store: Store, tmp_path: Path):
+    before = store.external_changes()
+    with Store(store.path) as other:
+        other.set_read(store.entries()[0].id)
+    assert store.external_changes() != before
