@@ -7,17 +7,21 @@ transaction per import. Opening never writes to a file that is not a topiclens s
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from .models import Bookmark, Entry, ImportReport, ParseResult, Topic
+
+_T = TypeVar("_T")
 
 STORE_FILENAME = "topiclens.db"
 BUSY_TIMEOUT_MS = 30_000
@@ -99,6 +103,91 @@ class StoreError(Exception):
     """The store cannot be used as it is; the message says what to do."""
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# How long to keep retrying a lock that SQLite reports busy without waiting its timeout
+# (a connection in recovery, a journal-mode switch on a fresh file).
+RETRY_SECONDS = BUSY_TIMEOUT_MS / 1000
+
+
+def _read_only_dir(directory: Path) -> bool:
+    return directory.is_dir() and not os.access(directory, os.W_OK)
+
+
+def _disk_nearly_full(directory: Path) -> bool:
+    try:
+        return shutil.disk_usage(directory).free < 1 << 20
+    except OSError:
+        return False
+
+
+def explain(exc: sqlite3.Error, path: Path) -> StoreError | None:
+    """A :class:`StoreError` saying what went wrong with the store at ``path`` and what to
+    do, for the errors that come from the file or the disk rather than from the code
+    (a full disk, a read-only place, a damaged file, a lock held too long); None for the
+    others, which are bugs and must not be dressed up as advice."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    detail = str(exc)
+    where, folder = str(path), path.parent
+    if name.startswith("SQLITE_FULL") or (
+        name.startswith("SQLITE_IOERR") and _disk_nearly_full(folder)
+    ):
+        message = (
+            f"the disk holding it is full ({detail}). Nothing was half-written: the change "
+            f"was rolled back and what the store held is intact. Free some space on the disk "
+            f"of {folder} (or pass --data-dir on another disk) and try again"
+        )
+    elif name.startswith("SQLITE_READONLY") or (
+        name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR")) and _read_only_dir(folder)
+    ):
+        message = (
+            f"the store is read-only ({detail}); topiclens writes beside it even to read "
+            f"(its -wal and -shm files). Nothing was changed. Make {folder} writable, or "
+            "copy the store somewhere writable and pass that directory with --data-dir"
+        )
+    elif name.startswith("SQLITE_CORRUPT") or (
+        name.startswith("SQLITE_NOTADB") and _has_sqlite_header(path)
+    ):
+        message = (
+            f"the store is damaged ({detail}). It was left untouched. Move it aside (keep "
+            f"it: `sqlite3 {where} .recover` may save most of it), then restore your backup "
+            "with `topiclens import backup.json` into a fresh store"
+        )
+    elif name.startswith("SQLITE_NOTADB"):
+        message = (
+            f"not a topiclens store ({detail}). It was left untouched; move it aside to "
+            "start a fresh store, or pass --data-dir to use another one"
+        )
+    elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        message = (
+            f"another process kept the store locked for more than {RETRY_SECONDS:.0f} s "
+            f"({detail}). Nothing was changed. Wait for the other topiclens to finish an "
+            "import or a re-cluster, or close it, and try again"
+        )
+    elif name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR")):
+        message = (
+            f"cannot read or write the store ({detail}). Check that {folder} still exists "
+            "and its disk is mounted and healthy, then try again"
+        )
+    else:
+        return None
+    error = StoreError(f"{where}: {message}")
+    error.__cause__ = exc
+    return error
+
+
+def _has_sqlite_header(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(exc)
+
+
 def _row_to_entry(row: Sequence[Any]) -> Entry:
     return Entry(
         id=row[0],
@@ -152,50 +241,82 @@ class Store:
                 where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"{where}: cannot open the store ({exc})") from exc
+            raise (explain(exc, self.path) or StoreError(f"{where}: cannot open ({exc})")) from exc
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            self._retry(lambda: self._prepare(conn))
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise StoreError(
-                f"{where}: not a topiclens store ({exc}). It was left untouched; move it "
-                "aside to start a fresh store, or pass --data-dir to use another one"
-            ) from exc
-        if version > SCHEMA_VERSION:
+            raise StoreError(f"{where}: cannot use the store ({exc})") from exc
+        except BaseException:
             conn.close()
-            raise StoreError(
-                f"{where}: written by a newer topiclens (schema {version}; this version knows "
-                f"up to {SCHEMA_VERSION}). It was left untouched; upgrade topiclens to open it"
-            )
+            raise
+        return conn
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """Check what the file is, then set the connection up and migrate the schema.
+        Nothing is written unless the file is a topiclens store (or empty)."""
+        where = str(self.path)
         try:
+            # one read transaction: a store another process is creating right now is
+            # seen either empty or whole, never as tables without a schema version
+            conn.execute("BEGIN")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            conn.execute("COMMIT")
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{where}: written by a newer topiclens (schema {version}; this version "
+                    f"knows up to {SCHEMA_VERSION}). It was left untouched; upgrade topiclens "
+                    "to open it"
+                )
+            if version == 0 and objects:
+                raise StoreError(
+                    f"{where}: an SQLite database of another program, not a topiclens store. "
+                    "It was left untouched; move it aside, or pass --data-dir to use another "
+                    "directory"
+                )
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA foreign_keys = ON")
             if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate(conn, version)
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            raise StoreError(f"{where}: cannot use the store ({exc})") from exc
-        return conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _retry(self, action: Callable[[], _T]) -> _T:
+        """Run ``action`` (which must be safe to run again), retrying while SQLite reports
+        the store busy without having waited its busy timeout; turn errors that come from
+        the file or the disk into a :class:`StoreError` that says what to do."""
+        deadline = time.monotonic() + RETRY_SECONDS
+        delay = 0.005
+        while True:
+            try:
+                return action()
+            except sqlite3.Error as exc:
+                if _is_busy(exc) and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.25)
+                    continue
+                error = explain(exc, self.path)
+                if error is None:
+                    raise
+                raise error from exc
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection, version: int) -> None:
         for target in range(version + 1, SCHEMA_VERSION + 1):
             conn.execute("BEGIN IMMEDIATE")
-            try:
-                # re-read under the write lock: another process may have migrated already
-                current = conn.execute("PRAGMA user_version").fetchone()[0]
-                if current < target:
-                    for statement in MIGRATIONS[target - 1].split(";"):
-                        if statement.strip():
-                            conn.execute(statement)
-                    conn.execute(f"PRAGMA user_version = {target}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            # re-read under the write lock: another process may have migrated already
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            if current < target:
+                for statement in MIGRATIONS[target - 1].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {target}")
+            conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
@@ -212,17 +333,22 @@ class Store:
         """One immediate write transaction: all of it lands, or none of it."""
         with self._lock:
             conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
+            self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                # SQLite may have rolled back already (a full disk does that)
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error) and (error := explain(exc, self.path)):
+                    raise error from exc
                 raise
-            conn.execute("COMMIT")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            return self._retry(lambda: self._conn.execute(sql, params).fetchall())
 
     # --- meta ------------------------------------------------------------------------
 
