@@ -625,3 +625,67 @@ class Store:
                 (name, time.time(), topic_id),
             )
             return cur.rowcount > 0
+
+    # --- reader queries (helper D): light rows for long lists ------------------------
+
+    def topic_rows(self, topic_id: int) -> list[tuple[str, str, str, str | None]]:
+        """(id, title, source, date) of a topic's entries, newest first: one query, no
+        summaries, so a list of thousands of entries loads in milliseconds."""
+        return [
+            tuple(r)
+            for r in self.query(
+                "SELECT e.id, e.title, e.source, e.date FROM topic_assignments a "
+                "JOIN entries e ON e.id = a.entry_id WHERE a.topic_id = ? "
+                "ORDER BY e.date IS NULL, e.date DESC, e.rowid",
+                (topic_id,),
+            )
+        ]
+
+    def entry_rows(self, ids: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
+        """(id, title, source, date) for ``ids``, in the order given."""
+        found: dict[str, tuple[str, str, str, str | None]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for r in self.query(
+                f"SELECT id, title, source, date FROM entries WHERE id IN ({marks})", chunk
+            ):
+                found[r[0]] = tuple(r)
+        return [found[i] for i in ids if i in found]
+
+    def topic_unread_counts(self) -> dict[int, int]:
+        """Unread entries per topic id (topics with none are absent)."""
+        rows = self.query(
+            "SELECT a.topic_id, count(*) FROM topic_assignments a "
+            "LEFT JOIN read_state r ON r.entry_id = a.entry_id "
+            "WHERE r.entry_id IS NULL GROUP BY a.topic_id"
+        )
+        return {r[0]: r[1] for r in rows}
+
+    def count_unassigned(self) -> int:
+        """Entries no topic holds yet (imported since the last clustering)."""
+        return int(
+            self.query(
+                "SELECT count(*) FROM entries e WHERE NOT EXISTS "
+                "(SELECT 1 FROM topic_assignments a WHERE a.entry_id = e.id)"
+            )[0][0]
+        )
+
+    def topic_profile(self) -> tuple[dict[int, list[tuple[str, int]]], dict[int, dict[str, int]]]:
+        """For the topic overview: per topic, its sources with counts (most first) and its
+        entries per month ('YYYY-MM' -> count; undated entries are left out)."""
+        sources: dict[int, list[tuple[str, int]]] = {}
+        for tid, source, n in self.query(
+            "SELECT a.topic_id, e.source, count(*) FROM topic_assignments a "
+            "JOIN entries e ON e.id = a.entry_id WHERE e.source != '' "
+            "GROUP BY a.topic_id, e.source ORDER BY a.topic_id, count(*) DESC, e.source"
+        ):
+            sources.setdefault(tid, []).append((source, n))
+        months: dict[int, dict[str, int]] = {}
+        for tid, month, n in self.query(
+            "SELECT a.topic_id, substr(e.date, 1, 7), count(*) FROM topic_assignments a "
+            "JOIN entries e ON e.id = a.entry_id WHERE e.date IS NOT NULL "
+            "GROUP BY a.topic_id, substr(e.date, 1, 7)"
+        ):
+            months.setdefault(tid, {})[month] = n
+        return sources, months
