@@ -15,7 +15,12 @@ BUNDLED_CORPUS: tuple[str, ...] = ("000_628a9e309749597c.txt", "002_e2969eaa9c23
 
 def import_file(store: Store, path: str | Path, display: str | None = None) -> ImportReport:
     """Parse one file and add its good entries in one transaction. Problems are reported,
-    never raised; what the store held before is left as it was."""
+    never raised; what the store held before is left as it was. A topiclens JSON export
+    (recognised from its content) is restored: its entries and bookmarks come back."""
+    from .restore import looks_like_export, restore_file
+
+    if looks_like_export(path):
+        return restore_file(store, path, display=display)
     result = parse_file(path, display=display)
     return store.import_result(result)
 

@@ -1,0 +1,594 @@
+"""Bookmark export: every format read back with a real parser and compared field by field
+with the store; grouping by topic; atomic, never-clobbering writes; the command line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from conftest import DIGEST
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from topiclens.store import Entry, Store, Topic
+from topiclens.store.export import (
+    CSV_COLUMNS,
+    EXPORT_FORMAT,
+    EXPORT_VERSION,
+    FORMATS,
+    UNSORTED,
+    ExportError,
+    ExportExists,
+    collect,
+    default_filename,
+    export_bookmarks,
+    iso_time,
+    md_escape_line,
+    render,
+    write_atomic,
+)
+from topiclens.store.importer import import_file
+from topiclens.store.text import entry_id
+
+# Entries written to break naive exporters: Markdown, HTML and CSV syntax, Chinese, several
+# lines, a javascript: URL, empty optional fields, extra metadata.
+TRICKY: list[dict[str, Any]] = [
+    {
+        "title": "# Not a heading *nor emphasis* [nor](a link) <b>nor HTML</b> &amp; `code`",
+        "summary": "1. not a list\n- nor this\n> nor a quote\n=== nor a setext line ===\n"
+        "<script>alert(1)</script> \\ back\\slash _under_ ~strike~ | pipe",
+        "comment": "Quotes \"double\" and 'single', commas, and a line break\nsecond line",
+        "source": 'Blog, with "quotes"',
+        "category": "工程实践",
+        "date": "2026-03-04",
+        "url": "https://example.com/a?b=1&c=%3C2%3E&q=投机",
+        "note": "my *note* with <tags>\n+ plus line\n2) paren",
+    },
+    {
+        "title": "投机解码：草稿模型与验证，一次讲清",
+        "summary": "文章介绍投机解码（speculative decoding）的原理，"
+        "比较 EAGLE-3 与 Medusa；吞吐提升 2.1×。",
+        "comment": "推荐收录，数据翔实。",
+        "source": "知乎专栏",
+        "category": "论文解读",
+        "date": None,
+        "url": "javascript:alert(document.cookie)",
+        "note": "",
+    },
+    {
+        "title": "KV cache offload to CPU memory",
+        "summary": "How vLLM offloads KV blocks; =cmd|' /C calc'!A0 looks like a formula.",
+        "comment": "",
+        "source": "",
+        "category": "",
+        "date": "2025-12-31",
+        "url": None,
+        "note": "中文笔记：稍后细读",
+        "extra": {"id": 7, "tags": ["kv", "offload"]},
+    },
+]
+
+
+def make_entry(spec: dict[str, Any], n: int) -> Entry:
+    return Entry(
+        id=entry_id(spec["title"], spec["summary"], spec["comment"]),
+        title=spec["title"],
+        summary=spec["summary"],
+        comment=spec["comment"],
+        source=spec["source"],
+        category=spec["category"],
+        date=spec["date"],
+        url=spec["url"],
+        lang="en",
+        format="jsonl",
+        origin_file="/tmp/tricky.jsonl",
+        origin_line=n + 1,
+        extra=spec.get("extra", {}),
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    """The bundled digest plus the tricky entries; 5 bookmarks (3 tricky, 2 digest), two
+    topics holding some of them, one bookmarked entry left without a topic."""
+    with Store.open_dir(tmp_path / "d") as s:
+        import_file(s, DIGEST)
+        tricky = [make_entry(spec, n) for n, spec in enumerate(TRICKY)]
+        s.add_entries(tricky)
+        digest_ids = [e.id for e in s.entries() if e.format == "digest"]
+        for e, spec in zip(tricky, TRICKY, strict=True):
+            s.set_bookmark(e.id, True, spec["note"] or None)
+        s.set_bookmark(digest_ids[0], True)
+        s.set_bookmark(digest_ids[1], True, "a digest note")
+        topics = [
+            Topic(3, "Speculative <decoding> & *drafts*", [("draft", 1.0)], 2),
+            Topic(8, "KV cache", [("kv", 1.0)], 3),
+        ]
+        assignments = {
+            tricky[0].id: (3, 0.7, ["draft"]),
+            tricky[1].id: (3, 0.6, ["draft"]),
+            tricky[2].id: (8, 0.9, ["kv"]),
+            digest_ids[0]: (8, 0.2, ["kv"]),
+            digest_ids[2]: (8, 0.1, ["kv"]),  # in a topic but not bookmarked
+        }
+        s.replace_topics(topics, assignments)
+        yield s
+
+
+def expected(store: Store) -> list[dict[str, Any]]:
+    """What every export must hold, straight from the store, in export order."""
+    names = {t.id: t.name for t in store.topics()}
+    rows = []
+    for b in store.bookmarks():
+        found = store.assignment(b.entry_id)
+        tid = found[0] if found else None
+        rows.append(
+            {
+                "entry": store.entry(b.entry_id),
+                "bookmark": b,
+                "topic_id": tid,
+                "topic": names[tid] if tid is not None else UNSORTED,
+            }
+        )
+    order = [t.id for t in store.topics()] + [None]
+    return sorted(rows, key=lambda r: order.index(r["topic_id"]))
+
+
+def lines_of(text: str) -> str:
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- grouping ------------------------------------------------------------------------------
+
+
+def test_groups_follow_topics_then_unsorted(store: Store):
+    groups = collect(store)
+    assert [(g.topic_id, g.name, len(g.items)) for g in groups] == [
+        (8, "KV cache", 2),
+        (3, "Speculative <decoding> & *drafts*", 2),
+        (None, UNSORTED, 1),
+    ]
+    assert [i.bookmark for g in groups for i in g.items] == [r["bookmark"] for r in expected(store)]
+
+
+def test_before_clustering_everything_is_unsorted(tmp_path: Path):
+    with Store.open_dir(tmp_path / "d") as s:
+        import_file(s, DIGEST)
+        ids = [e.id for e in s.entries()[:3]]
+        for i in ids:
+            s.toggle_bookmark(i)
+        groups = collect(s)
+        assert [(g.topic_id, g.name) for g in groups] == [(None, UNSORTED)]
+        assert [i.entry.id for i in groups[0].items] == [b.entry_id for b in s.bookmarks()]
+        doc = orjson.loads(render(s, "json"))
+        assert [b["topic"] for b in doc["bookmarks"]] == [None, None, None]
+
+
+def test_topic_filter(store: Store):
+    groups = collect(store, topic_id=3)
+    assert [g.topic_id for g in groups] == [3]
+    doc = orjson.loads(render(store, "json", topic_id=3))
+    assert doc["topic_filter"] == "Speculative <decoding> & *drafts*"
+    assert {b["topic"]["id"] for b in doc["bookmarks"]} == {3}
+    assert len(doc["bookmarks"]) == 2
+    with pytest.raises(ExportError, match="no topic with id 99"):
+        render(store, "md", topic_id=99)
+
+
+def test_no_bookmarks_still_gives_valid_documents(tmp_path: Path):
+    with Store.open_dir(tmp_path / "d") as s:
+        assert orjson.loads(render(s, "json"))["bookmarks"] == []
+        rows = list(csv.reader(io.StringIO(render(s, "csv").decode("utf-8-sig"))))
+        assert rows == [list(CSV_COLUMNS)]
+        assert "No bookmarks yet" in render(s, "html").decode()
+        assert render(s, "md").decode().startswith("# topiclens bookmarks\n")
+
+
+def test_unknown_format(store: Store):
+    with pytest.raises(ExportError, match="unknown export format 'pdf'"):
+        render(store, "pdf")
+
+
+def test_default_filename():
+    import datetime as dt
+
+    today = dt.date.today().isoformat()
+    assert [default_filename(f) for f in FORMATS] == [
+        f"topiclens-bookmarks-{today}.{f}" for f in ("md", "json", "csv", "html")
+    ]
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def test_json_holds_every_field(store: Store):
+    doc = orjson.loads(render(store, "json"))
+    assert doc["format"] == EXPORT_FORMAT and doc["version"] == EXPORT_VERSION
+    want = expected(store)
+    assert doc["count"] == len(want) == len(doc["bookmarks"]) == 5
+    for got, row in zip(doc["bookmarks"], want, strict=True):
+        e: Entry = row["entry"]
+        assert got["entry"] == {
+            "id": e.id,
+            "title": e.title,
+            "title_given": e.title_given,
+            "summary": e.summary,
+            "comment": e.comment,
+            "source": e.source,
+            "category": e.category,
+            "date": e.date,
+            "url": e.url,
+            "lang": e.lang,
+            "format": e.format,
+            "origin": {"file": e.origin_file, "line": e.origin_line},
+            "extra": e.extra,
+        }
+        tid = row["topic_id"]
+        assert got["topic"] == (None if tid is None else {"id": tid, "name": row["topic"]})
+        assert got["bookmarked_at"] == row["bookmark"].created_at  # exact, not rounded
+        assert got["bookmarked"] == iso_time(row["bookmark"].created_at)
+        assert got["note"] == row["bookmark"].note
+
+
+# --- CSV -----------------------------------------------------------------------------------
+
+
+def test_csv_is_rfc4180_utf8_with_bom(store: Store):
+    data = render(store, "csv")
+    assert data.startswith(b"\xef\xbb\xbf")  # spreadsheets then read UTF-8, Chinese intact
+    text = data.decode("utf-8-sig")
+    assert text.endswith("\r\n")
+    # every record ends with CRLF; bare LF appears only inside quoted fields
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows = list(reader)
+    assert rows[0] == list(CSV_COLUMNS)
+    want = expected(store)
+    assert len(rows) == 1 + len(want)
+    for got, row in zip(rows[1:], want, strict=True):
+        e: Entry = row["entry"]
+        record = dict(zip(CSV_COLUMNS, got, strict=True))
+        assert record == {
+            "topic_id": "" if row["topic_id"] is None else str(row["topic_id"]),
+            "topic": row["topic"],
+            "id": e.id,
+            "title": e.title,
+            "summary": e.summary,
+            "comment": e.comment,
+            "note": row["bookmark"].note,
+            "source": e.source,
+            "category": e.category,
+            "date": e.date or "",
+            "url": e.url or "",
+            "lang": e.lang,
+            "bookmarked_at": iso_time(row["bookmark"].created_at),
+        }
+    assert "知乎专栏" in text and "中文笔记：稍后细读" in text
+
+
+# --- Markdown ------------------------------------------------------------------------------
+
+
+def _inline(token: Any, allowed: frozenset[str] = frozenset({"text", "hardbreak"})) -> str:
+    """The text of an inline token; fails on any markup the exporter did not intend."""
+    out = []
+    for child in token.children:
+        assert child.type in allowed, (child.type, token.content)
+        if child.type in ("softbreak", "hardbreak"):
+            out.append("\n")
+        elif child.type in ("text", "code_inline"):
+            out.append(child.content)
+    return "".join(out)
+
+
+MD = MarkdownIt("commonmark")
+
+
+def parse_markdown(data: bytes) -> tuple[str, list[dict[str, Any]]]:
+    tokens = MD.parse(data.decode("utf-8"))
+    title = ""
+    group = None
+    records: list[dict[str, Any]] = []
+    in_quote = False
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            text = _inline(tokens[i + 1])
+            if tok.tag == "h1":
+                title = text
+            elif tok.tag == "h2":
+                group = text
+            else:
+                assert tok.tag == "h3"
+                records.append({"group": group, "title": text, "facts": {}})
+            i += 3
+            continue
+        if tok.type == "blockquote_open":
+            in_quote = True
+        elif tok.type == "blockquote_close":
+            in_quote = False
+        elif tok.type == "bullet_list_open":
+            while tokens[i].type != "bullet_list_close":
+                if tokens[i].type == "inline":
+                    allowed = frozenset({"text", "code_inline", "link_open", "link_close"})
+                    label, _, value = _inline(tokens[i], allowed).partition(": ")
+                    records[-1]["facts"][label] = value
+                    links = [c for c in tokens[i].children if c.type == "link_open"]
+                    if links:
+                        records[-1]["href"] = links[0].attrs["href"]
+                i += 1
+            continue
+        elif tok.type == "inline" and records:
+            children = [c for c in tok.children if c.type != "text" or c.content]
+            if in_quote:
+                records[-1]["comment"] = _inline(tok)
+            elif children[0].type == "strong_open":
+                assert children[1].content == "Note:" and children[2].type == "strong_close"
+                rest = type(tok)(type="inline", tag="", nesting=0, children=children[3:])
+                records[-1]["note"] = _inline(rest).removeprefix(" ")
+            else:
+                assert "summary" not in records[-1]
+                records[-1]["summary"] = _inline(tok)
+        i += 1
+    return title, records
+
+
+def test_markdown_parses_back_to_every_field(store: Store):
+    title, records = parse_markdown(render(store, "md"))
+    assert title == "topiclens bookmarks"
+    want = expected(store)
+    assert len(records) == len(want)
+    for got, row in zip(records, want, strict=True):
+        e: Entry = row["entry"]
+        b = row["bookmark"]
+        assert got["group"] == row["topic"]
+        assert got["title"] == one_line(e.title)
+        facts = {"Bookmarked": iso_time(b.created_at), "Id": e.id}
+        if e.source:
+            facts["Source"] = one_line(e.source)
+        if e.category:
+            facts["Category"] = e.category
+        if e.date:
+            facts["Date"] = e.date
+        # only a web URL becomes a link (shown and followed as a CommonMark parser
+        # normalises it); javascript: stays text
+        linked = bool(e.url and e.url.startswith("https:"))
+        if e.url:
+            facts["Link"] = MD.normalizeLinkText(e.url) if linked else e.url
+        assert got["facts"] == facts
+        if linked:
+            assert got["href"] == MD.normalizeLink(e.url)
+        else:
+            assert "href" not in got
+        assert got["summary"] == lines_of(e.summary)
+        assert got.get("comment", "") == lines_of(e.comment)
+        assert got.get("note", "") == lines_of(b.note)
+
+
+def test_markdown_topic_filter_title(store: Store):
+    title, records = parse_markdown(render(store, "md", topic_id=3))
+    assert title == "topiclens bookmarks: Speculative <decoding> & *drafts*"
+    assert {r["group"] for r in records} == {"Speculative <decoding> & *drafts*"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from([*"ab1 .)#*_-+=>!<&;[]()`\\|~:/'\"{}", "投", "机"]),
+        min_size=1,
+        max_size=30,
+    ).filter(lambda s: s.strip())
+)
+def test_markdown_escape_is_exact(text: str):
+    tokens = MarkdownIt("commonmark").parse(md_escape_line(text) + "\n")
+    assert [t.type for t in tokens] == ["paragraph_open", "inline", "paragraph_close"]
+    assert _inline(tokens[1], frozenset({"text"})) == text.strip()
+
+
+# --- HTML ----------------------------------------------------------------------------------
+
+
+class ExportPage(HTMLParser):
+    """Collects what an HTML export says, and every tag and attribute it uses."""
+
+    FIELDS = frozenset(
+        {"source", "category", "date", "url", "bookmarked", "summary", "comment", "note"}
+    )
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str, str | None]] = []
+        self.groups: list[tuple[str, str]] = []
+        self.records: list[dict[str, Any]] = []
+        self.stack: list[str | None] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs += [(tag, k, v) for k, v in attrs]
+        a = dict(attrs)
+        if tag == "br":
+            self.text.append("\n")
+            return
+        if tag in ("meta", "link", "img", "input", "hr"):
+            return
+        if tag == "section":
+            self.groups.append((a.get("data-topic-id") or "", ""))
+        if tag == "article":
+            self.records.append({"id": a["data-id"], "group": self.groups[-1]})
+        if tag == "a" and self.stack and self.stack[-1] == "title":
+            self.records[-1]["href"] = a["href"]
+        field = None
+        classes = set((a.get("class") or "").split())
+        if tag in ("h2", "h3"):
+            field = {"h2": "group", "h3": "title"}[tag]
+        elif self.records and classes & self.FIELDS and tag != "time":
+            field = (classes & self.FIELDS).pop()
+        self.stack.append(field)
+        if field:
+            self.text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "br":
+            return
+        field = self.stack.pop()
+        if not field:
+            return
+        value = "".join(self.text)
+        if field == "group":
+            self.groups[-1] = (self.groups[-1][0], value)
+        elif field == "note":
+            self.records[-1]["note"] = value.removeprefix("Note: ")
+        elif field == "bookmarked":
+            self.records[-1]["bookmarked"] = value.removeprefix("bookmarked ")
+        else:
+            self.records[-1][field] = value
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_is_self_contained_and_holds_every_field(store: Store):
+    page = ExportPage()
+    page.feed(render(store, "html").decode("utf-8"))
+    page.close()
+    assert "script" not in page.tags and "iframe" not in page.tags and "img" not in page.tags
+    assert "link" not in page.tags  # no external stylesheet
+    urls = {r["entry"].url for r in expected(store)}
+    for tag, name, value in page.attrs:
+        assert name != "src" and not name.startswith("on"), (tag, name)
+        if name == "href":
+            assert value.startswith("#") or value in urls, value
+            assert not value.startswith("javascript:")
+    want = expected(store)
+    assert len(page.records) == len(want)
+    for got, row in zip(page.records, want, strict=True):
+        e: Entry = row["entry"]
+        b = row["bookmark"]
+        tid = "" if row["topic_id"] is None else str(row["topic_id"])
+        assert got["group"] == (tid, row["topic"])
+        assert got["id"] == e.id
+        assert got["title"] == one_line(e.title)
+        assert got["summary"] == lines_of(e.summary)
+        assert got.get("comment", "") == lines_of(e.comment)
+        assert got.get("note", "") == lines_of(b.note)
+        assert got.get("source", "") == one_line(e.source)
+        assert got.get("category", "") == e.category
+        assert got.get("date") == e.date
+        assert got["bookmarked"] == iso_time(b.created_at)
+        if e.url and e.url.startswith("https:"):
+            assert got["href"] == e.url and "url" not in got
+        else:
+            assert "href" not in got and got.get("url") == e.url
+
+
+# --- writing safely ------------------------------------------------------------------------
+
+
+def leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def test_write_atomic_refuses_to_overwrite(tmp_path: Path):
+    target = tmp_path / "out.md"
+    target.write_bytes(b"precious")
+    with pytest.raises(ExportExists, match="already exists; pass --force"):
+        write_atomic(target, b"new")
+    assert target.read_bytes() == b"precious"
+    assert leftovers(tmp_path) == ["out.md"]
+    assert write_atomic(target, b"new", force=True) == target
+    assert target.read_bytes() == b"new"
+    assert leftovers(tmp_path) == ["out.md"]
+
+
+def test_write_atomic_keeps_mode_of_replaced_file(tmp_path: Path):
+    target = tmp_path / "out.csv"
+    write_atomic(target, b"a")
+    assert target.stat().st_mode & 0o777 == 0o644
+    target.chmod(0o600)
+    write_atomic(target, b"b", force=True)
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("missing/out.md", "the folder .* does not exist"),
+        ("a-file/out.md", "is not a folder"),
+        ("a-dir", "is a directory"),
+    ],
+)
+def test_write_atomic_unwritable_path(tmp_path: Path, where: str, message: str):
+    (tmp_path / "a-file").write_bytes(b"x")
+    (tmp_path / "a-dir").mkdir()
+    with pytest.raises(ExportError, match=message):
+        write_atomic(tmp_path / where, b"data")
+    assert leftovers(tmp_path) == ["a-dir", "a-file"]
+    assert leftovers(tmp_path / "a-dir") == []
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc (Linux)")
+def test_write_atomic_into_a_directory_even_root_cannot_write(tmp_path: Path):
+    # /proc refuses new files to everyone, root included
+    with pytest.raises(ExportError, match=r"^/proc/out\.md: cannot write: "):
+        write_atomic(Path("/proc/out.md"), b"data")
+    assert not Path("/proc/out.md").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_write_atomic_read_only_directory(tmp_path: Path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        with pytest.raises(ExportError, match="cannot write: Permission denied"):
+            write_atomic(locked / "out.md", b"data")
+        assert leftovers(locked) == []
+    finally:
+        locked.chmod(0o755)
+
+
+def test_write_atomic_failure_midway_leaves_nothing(tmp_path: Path, monkeypatch):
+    import errno
+
+    target = tmp_path / "out.json"
+    target.write_bytes(b"old")
+
+    def full_disk(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(ExportError, match="no space left on the device"):
+        write_atomic(target, b"new", force=True)
+    assert target.read_bytes() == b"old"
+    assert leftovers(tmp_path) == ["out.json"]
+    with pytest.raises(ExportError):
+        write_atomic(tmp_path / "fresh.json", b"new")
+    assert leftovers(tmp_path) == ["out.json"]
+
+
+def test_export_bookmarks_writes_what_render_gives(store: Store, tmp_path: Path, monkeypatch):
+    import datetime as dt
+
+    from topiclens.store import export
+
+    moment = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
+    monkeypatch.setattr(export, "_now", lambda: moment)  # the documents say when they were made
+    for fmt in FORMATS:
+        path = tmp_path / default_filename(fmt)
+        assert export_bookmarks(store, fmt, path) == path
+        assert path.read_bytes() == render(store, fmt)
+    with pytest.raises(ExportExists):
+        export_bookmarks(store, "md", tmp_path / default_filename("md"))
+    assert export_bookmarks(store, "md", tmp_path / default_filename("md"), force=True)
