@@ -64,10 +64,20 @@ def looks_like_export(path: str | Path) -> bool:
     try:
         obj = orjson.loads(first_line)
     except orjson.JSONDecodeError:
-        # an indented export (the first line is just "{"), or a long one-line one
-        return bool(_MARKER.search(head))
-    # a whole object on the first line: an export only if it says so (else JSON Lines)
-    return isinstance(obj, dict) and obj.get("format") == EXPORT_FORMAT
+        pass
+    else:
+        # a whole object on the first line: an export only if it says so (else JSON Lines)
+        return isinstance(obj, dict) and obj.get("format") == EXPORT_FORMAT
+    # an indented export (its first line is "{"), or a long one-line one: the marker is
+    # near the top of what topiclens writes, even when the rest is damaged
+    if _MARKER.search(head):
+        return True
+    # one JSON document over many lines (never JSON Lines): an export if it says so anywhere
+    try:
+        doc = orjson.loads(Path(path).read_bytes().removeprefix(BOM))
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT
 
 
 class _Invalid(Exception):

@@ -93,31 +93,35 @@ def make_entry(spec: dict[str, Any], n: int) -> Entry:
     )
 
 
-@pytest.fixture
-def store(tmp_path: Path):
+def seed(s: Store) -> None:
     """The bundled digest plus the tricky entries; 5 bookmarks (3 tricky, 2 digest), two
     topics holding some of them, one bookmarked entry left without a topic."""
+    import_file(s, DIGEST)
+    tricky = [make_entry(spec, n) for n, spec in enumerate(TRICKY)]
+    s.add_entries(tricky)
+    digest_ids = [e.id for e in s.entries() if e.format == "digest"]
+    for e, spec in zip(tricky, TRICKY, strict=True):
+        s.set_bookmark(e.id, True, spec["note"] or None)
+    s.set_bookmark(digest_ids[0], True)
+    s.set_bookmark(digest_ids[1], True, "a digest note")
+    topics = [
+        Topic(3, "Speculative <decoding> & *drafts*", [("draft", 1.0)], 2),
+        Topic(8, "KV cache", [("kv", 1.0)], 3),
+    ]
+    assignments = {
+        tricky[0].id: (3, 0.7, ["draft"]),
+        tricky[1].id: (3, 0.6, ["draft"]),
+        tricky[2].id: (8, 0.9, ["kv"]),
+        digest_ids[0]: (8, 0.2, ["kv"]),
+        digest_ids[2]: (8, 0.1, ["kv"]),  # in a topic but not bookmarked
+    }
+    s.replace_topics(topics, assignments)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
     with Store.open_dir(tmp_path / "d") as s:
-        import_file(s, DIGEST)
-        tricky = [make_entry(spec, n) for n, spec in enumerate(TRICKY)]
-        s.add_entries(tricky)
-        digest_ids = [e.id for e in s.entries() if e.format == "digest"]
-        for e, spec in zip(tricky, TRICKY, strict=True):
-            s.set_bookmark(e.id, True, spec["note"] or None)
-        s.set_bookmark(digest_ids[0], True)
-        s.set_bookmark(digest_ids[1], True, "a digest note")
-        topics = [
-            Topic(3, "Speculative <decoding> & *drafts*", [("draft", 1.0)], 2),
-            Topic(8, "KV cache", [("kv", 1.0)], 3),
-        ]
-        assignments = {
-            tricky[0].id: (3, 0.7, ["draft"]),
-            tricky[1].id: (3, 0.6, ["draft"]),
-            tricky[2].id: (8, 0.9, ["kv"]),
-            digest_ids[0]: (8, 0.2, ["kv"]),
-            digest_ids[2]: (8, 0.1, ["kv"]),  # in a topic but not bookmarked
-        }
-        s.replace_topics(topics, assignments)
+        seed(s)
         yield s
 
 
