@@ -29,6 +29,7 @@ examples:
   topiclens                          open the reader
   topiclens import digest.txt        add entries from a digest, listing or JSON Lines file
   topiclens entries --json           every entry as JSON
+  topiclens export --format html     your bookmarks as one HTML page
 
 The store lives in the platform's data directory; --data-dir or ${ENV_HOME} moves it."""
 
@@ -67,7 +68,11 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def _counts(report: Any) -> str:
-    return f"{report.new} new, {report.known} already known, {report.rejected} rejected"
+    text = f"{report.new} new, {report.known} already known, {report.rejected} rejected"
+    restored = getattr(report, "bookmarks_restored", None)  # a JSON export read back
+    if restored is not None:
+        text += f"; {restored} bookmarks restored, {report.bookmarks_unchanged} unchanged"
+    return text
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -122,6 +127,39 @@ def cmd_entries(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .store.export import (
+        FORMAT_NAMES,
+        ExportError,
+        collect,
+        count,
+        default_filename,
+        export_bookmarks,
+    )
+
+    with _open_store(args) as store:
+        try:
+            if args.output == "-":
+                export_bookmarks(store, args.format, None, topic_id=args.topic)
+                return 0
+            path = Path(args.output or default_filename(args.format))
+            n = count(collect(store, topic_id=args.topic))
+            written = export_bookmarks(
+                store, args.format, path, topic_id=args.topic, force=args.force
+            )
+        except ExportError as exc:
+            _err(f"topiclens: {exc}")
+            return 1
+    assert written is not None
+    noun = "bookmark" if n == 1 else "bookmarks"
+    _out(f"wrote {n} {noun} as {FORMAT_NAMES[args.format]} to {written.resolve()}")
+    if not n:
+        _err("topiclens: no bookmarks to export yet: press b on an entry in the reader")
+    return 0
+
+
 # --- parser ------------------------------------------------------------------------
 
 
@@ -152,6 +190,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "paths", nargs="+", metavar="PATH", help="files to import (format detected from content)"
     )
+
+    p = add(
+        "export",
+        cmd_export,
+        "export your bookmarks as Markdown, JSON, CSV or HTML (a JSON export is also a "
+        "backup: `topiclens import` restores it)",
+    )
+    p.add_argument(
+        "--format", choices=("md", "json", "csv", "html"), default="md", help="default: md"
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        metavar="PATH",
+        help="file to write, or - for standard output "
+        "(default: topiclens-bookmarks-DATE.FORMAT in the current directory)",
+    )
+    p.add_argument("--topic", type=int, metavar="ID", help="only the bookmarks of this topic")
+    p.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
 
     p = add("entries", cmd_entries, "list the entries in the store")
     p.add_argument(
