@@ -90,6 +90,15 @@ MIGRATIONS: tuple[str, ...] = (
         tokens            BLOB NOT NULL
     );
     """,
+    # 2: the fitted topic model, so entries imported later join their nearest topic
+    """
+    CREATE TABLE topic_model (
+        id         INTEGER PRIMARY KEY CHECK (id = 1),
+        version    TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        model      BLOB NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -625,6 +634,77 @@ class Store:
                 (name, time.time(), topic_id),
             )
             return cur.rowcount > 0
+
+    # --- clustering: token cache, fitted model, incremental assignment (helper A) -----
+
+    def cached_tokens(self, version: str) -> dict[str, tuple[str, bytes]]:
+        """entry id -> (content hash, tokens blob) for tokens made by tokenizer ``version``."""
+        rows = self.query(
+            "SELECT entry_id, content_hash, tokens FROM token_cache WHERE tokenizer_version = ?",
+            (version,),
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def put_tokens(self, rows: Iterable[tuple[str, str, str, bytes]]) -> None:
+        """Store (entry id, content hash, tokenizer version, tokens blob) rows."""
+        with self.write() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO token_cache"
+                "(entry_id, content_hash, tokenizer_version, tokens) VALUES (?,?,?,?)",
+                rows,
+            )
+
+    def topic_model(self) -> tuple[str, bytes] | None:
+        """(version, blob) of the fitted topic model, if any."""
+        rows = self.query("SELECT version, model FROM topic_model WHERE id = 1")
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def save_topic_model(self, version: str, blob: bytes) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO topic_model(id, version, created_at, model) "
+                "VALUES (1, ?, ?, ?)",
+                (version, time.time(), blob),
+            )
+
+    def unassigned_ids(self) -> list[str]:
+        """Ids of entries in no topic, in import order."""
+        rows = self.query(
+            "SELECT id FROM entries WHERE id NOT IN (SELECT entry_id FROM topic_assignments) "
+            "ORDER BY rowid"
+        )
+        return [r[0] for r in rows]
+
+    def add_assignments(
+        self,
+        assignments: dict[str, tuple[int, float, list[str]]],
+        similar: dict[str, list[tuple[str, float]]] | None = None,
+    ) -> None:
+        """Put entries into existing topics (no re-cluster) and update the topics' sizes,
+        in one transaction."""
+        with self.write() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO topic_assignments(entry_id, topic_id, score, terms) "
+                "VALUES (?,?,?,?)",
+                [
+                    (eid, tid, float(score), orjson.dumps(terms).decode())
+                    for eid, (tid, score, terms) in assignments.items()
+                ],
+            )
+            conn.execute(
+                "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
+                "WHERE a.topic_id = topics.id)"
+            )
+            if similar:
+                conn.executemany("DELETE FROM similar WHERE entry_id = ?", [(e,) for e in similar])
+                conn.executemany(
+                    "INSERT INTO similar(entry_id, other_id, rank, score) VALUES (?,?,?,?)",
+                    [
+                        (eid, other, rank, float(score))
+                        for eid, others in similar.items()
+                        for rank, (other, score) in enumerate(others)
+                    ],
+                )
 
     # --- reader queries (helper D): light rows for long lists ------------------------
 
