@@ -57,14 +57,13 @@ def _open_store(args: argparse.Namespace) -> Any:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    from .store.importer import ensure_corpus
+    """Open the reader. On a first start it shows at once and imports and groups the
+    bundled corpus in a worker, with a progress bar."""
+    from .tui.app import TopicLensApp
 
     with _open_store(args) as store:
-        report = ensure_corpus(store)
-        if report is not None:
-            _out(f"first start: imported {report.new} entries from the bundled corpus")
-    _err("topiclens: the reader is not built yet; use `topiclens entries` to list entries")
-    return 1
+        TopicLensApp(store).run()
+    return 0
 
 
 def _counts(report: Any) -> str:

@@ -50,3 +50,51 @@ def dump_store(db: Path) -> dict[str, list[tuple]]:
 
 def bundled() -> list[Path]:
     return [p for _, p in bundled_paths()]
+
+
+# --- the reader (helper D): a store with fixed topics, stable whatever clustering does ---
+
+READER_TOPICS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+    (1, "Speculative decoding 投机解码", ("投机", "speculative", "draft", "eagle")),
+    (2, "MoE and GPU kernels", ("moe", "专家", "kernel", "内核", "cuda")),
+    (3, "KV cache 缓存", ("kv", "缓存", "cache", "显存")),
+    (4, "Serving and inference", ("推理", "serving", "vllm", "sglang")),
+    (5, "Everything else", ()),
+)
+
+
+def make_reader_store(data_dir: Path) -> Path:
+    """The bundled corpus with topics made by fixed keyword rules (not by clustering), so
+    reader tests and snapshots stay the same when the clustering is tuned."""
+    from topiclens.store import Store, Topic
+    from topiclens.store.importer import import_bundled
+
+    with Store.open_dir(data_dir) as store:
+        import_bundled(store)
+        members: dict[int, list[str]] = {tid: [] for tid, _, _ in READER_TOPICS}
+        assignments: dict[str, tuple[int, float, list[str]]] = {}
+        for entry in store.entries():
+            text = entry.text().lower()
+            for tid, _, words in READER_TOPICS:
+                hits = [w for w in words if w in text]
+                if hits or not words:
+                    assignments[entry.id] = (tid, 0.1 * len(hits), hits)
+                    members[tid].append(entry.id)
+                    break
+        similar = {
+            eid: [(other, 0.5) for other in ids if other != eid][:3]
+            for ids in members.values()
+            for eid in ids
+        }
+        topics = [
+            Topic(tid, name, [(w, 1.0) for w in words] or [("misc", 1.0)], len(members[tid]))
+            for tid, name, words in READER_TOPICS
+        ]
+        store.replace_topics(topics, assignments, similar)
+        return store.path
+
+
+@pytest.fixture
+def reader_store(data_dir: Path) -> Path:
+    """Path of a store holding the bundled corpus and fixed reader topics."""
+    return make_reader_store(data_dir)

@@ -1,0 +1,557 @@
+"""The reader, driven with Pilot: every key path, asserting on widget state and on the store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from conftest import READER_TOPICS
+from textual.pilot import Pilot
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.model import View
+from topiclens.tui.screens import (
+    ConfirmScreen,
+    ExportScreen,
+    HelpScreen,
+    NoteScreen,
+    OverviewScreen,
+    SearchScreen,
+)
+
+SIZE = (120, 34)
+
+Scenario = Callable[[TopicLensApp, MainScreen, Pilot[None]], Awaitable[None]]
+
+
+def run(
+    store_path: Path,
+    scenario: Scenario,
+    *,
+    keymap: Path | None = None,
+    size: tuple[int, int] = SIZE,
+    poll_interval: float = 60.0,
+) -> None:
+    """Open the reader on ``store_path`` at a fixed size and play ``scenario``."""
+
+    async def go() -> None:
+        with Store(store_path) as store:
+            app = TopicLensApp(
+                store,
+                keymap_file=keymap or store_path.parent / "no-keymap.toml",
+                poll_interval=poll_interval,
+            )
+            async with app.run_test(size=size) as pilot:
+                await settle(pilot)
+                screen = app.screen
+                assert isinstance(screen, MainScreen)
+                await scenario(app, screen, pilot)
+
+    asyncio.run(go())
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+# --- start ---------------------------------------------------------------------------
+
+
+def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        with Store(reader_store) as store:
+            topics = store.topics()
+            first = topics[0]
+            rows = store.topic_rows(first.id)
+        assert s.view == View("topic", first.id)
+        assert [r.id for r in s.entry_list.rows] == [r[0] for r in rows]
+        assert s.detail is not None and s.detail.entry.id == rows[0][0]
+        assert s.detail.topic is not None and s.detail.topic.id == first.id
+        assert app.focused is s.topic_list
+        names = [s.topic_list.item(i) for i in range(s.topic_list.option_count)]
+        assert [n.name for n in names if n is not None] == [t.name for t in topics]
+        assert s.query_one("#progress").display is False
+
+    run(reader_store, scenario)
+
+
+# --- moving ----------------------------------------------------------------------------
+
+
+def test_move_within_panes_and_between_them(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        topics = s.topics
+        await pilot.press("j")
+        await settle(pilot)
+        assert s.view == View("topic", topics[1].id)
+        assert s.entry_list.rows[0].id == s.detail.entry.id
+        await pilot.press("k")
+        await settle(pilot)
+        assert s.view == View("topic", topics[0].id)
+
+        await pilot.press("l")
+        assert app.focused is s.entry_list
+        await pilot.press("j", "j", "down")
+        assert s.entry_list.cursor == 3
+        assert s.detail.entry.id == s.entry_list.rows[3].id
+        await pilot.press("k", "up")
+        assert s.entry_list.cursor == 1
+        await pilot.press("G")
+        assert s.entry_list.cursor == len(s.entry_list.rows) - 1
+        await pilot.press("g")
+        assert s.entry_list.cursor == 0
+        await pilot.press("pagedown")
+        page = s.entry_list.cursor
+        assert page > 5
+        await pilot.press("pageup")
+        assert s.entry_list.cursor == 0
+
+        await pilot.press("right")
+        assert app.focused is s.detail_pane
+        await pilot.press("l")  # the rightmost pane stays put
+        assert app.focused is s.detail_pane
+        await pilot.press("h")
+        assert app.focused is s.entry_list
+        await pilot.press("left")
+        assert app.focused is s.topic_list
+        await pilot.press("tab")
+        assert app.focused is s.entry_list
+        await pilot.press("shift+tab")
+        assert app.focused is s.topic_list
+
+    run(reader_store, scenario)
+
+
+def test_next_and_previous_entry_from_any_pane(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert app.focused is s.topic_list
+        await pilot.press("n", "n")
+        assert s.entry_list.cursor == 2
+        assert s.view == View("topic", s.topics[0].id)  # the topic did not move
+        await pilot.press("l", "l")
+        assert app.focused is s.detail_pane
+        await pilot.press("p")
+        assert s.entry_list.cursor == 1
+        assert s.detail.entry.id == s.entry_list.rows[1].id
+
+    run(reader_store, scenario)
+
+
+def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("j", "enter")
+        await settle(pilot)
+        assert app.focused is s.entry_list
+        assert s.view == View("topic", s.topics[1].id)
+        await pilot.press("j", "enter")
+        entry_id = s.entry_list.rows[1].id
+        assert app.focused is s.detail_pane
+        assert s.detail.entry.id == entry_id and s.detail.read
+        with Store(reader_store) as store:
+            assert store.read_ids() == {entry_id}
+        # the topic's unread count went down by one
+        item = s.topic_list.item(1)
+        assert item is not None and item.unread == item.size - 1
+        # the detail pane scrolls with j/k
+        await pilot.press("j", "j")
+        assert s.detail_pane.scroll_y >= 0
+
+    run(reader_store, scenario)
+
+
+def test_similar_entry_is_selectable(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "j", "j")
+        similar = s.detail.similar
+        assert similar, "the fixture gives every entry similar ones"
+        target = similar[0][0].id
+        s.query_one("#similar").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert s.detail.entry.id == target
+        assert app.focused is s.entry_list
+
+    run(reader_store, scenario)
+
+
+# --- bookmarks, notes, read state ------------------------------------------------------
+
+
+def test_bookmark_is_written_at_once_and_listed(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "b")
+        first = s.entry_list.rows[0].id
+        # another connection sees it right away: it was committed, not kept in memory
+        with Store(reader_store) as other:
+            assert other.bookmark_ids() == {first}
+        assert first in s.entry_list.bookmarks
+        assert s.detail.bookmark is not None
+        await pilot.press("h", "G", "enter")  # the last topic
+        await settle(pilot)
+        await pilot.press("b")
+        last = s.entry_list.rows[0].id
+        await pilot.press("B")
+        await settle(pilot)
+        assert s.view == View("bookmarks")
+        assert [r.id for r in s.entry_list.rows] == [last, first]  # newest bookmark first
+        assert s.topic_list.item(0).name == "Bookmarks"
+        await pilot.press("j", "b")  # remove the first one again
+        with Store(reader_store) as other:
+            assert other.bookmark_ids() == {last}
+
+    run(reader_store, scenario)
+
+
+def test_note_edits_the_bookmark_note(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "j", "N")
+        await pilot.pause()
+        assert isinstance(app.screen, NoteScreen)
+        entry_id = s.entry_list.rows[1].id
+        await pilot.press(*"read later", "enter")
+        await pilot.pause()
+        assert app.screen is s
+        with Store(reader_store) as store:
+            bookmark = store.bookmark(entry_id)
+        assert bookmark is not None and bookmark.note == "read later"
+        assert s.detail.bookmark.note == "read later"
+        # Escape leaves the note as it was
+        await pilot.press("N")
+        await pilot.pause()
+        await pilot.press("x", "escape")
+        await pilot.pause()
+        with Store(reader_store) as store:
+            assert store.bookmark(entry_id).note == "read later"
+
+    run(reader_store, scenario)
+
+
+def test_read_toggle_and_unread_only(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "r")
+        first = s.entry_list.rows[0].id
+        with Store(reader_store) as store:
+            assert store.read_ids() == {first}
+        assert first in s.entry_list.read
+        total = len(s.entry_list.rows)
+        await pilot.press("j", "u")
+        assert s.unread_only
+        assert first not in [r.id for r in s.entry_list.rows]
+        assert len(s.entry_list.rows) == total - 1
+        await pilot.press("u")
+        assert len(s.entry_list.rows) == total
+        await pilot.press("g", "r")  # unread again
+        with Store(reader_store) as store:
+            assert store.read_ids() == set()
+
+    run(reader_store, scenario)
+
+
+# --- search, overview, help -----------------------------------------------------------
+
+
+def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("slash")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+        await pilot.press(*"投机解码", "enter")
+        await settle(pilot)
+        with Store(reader_store) as store:
+            expected = store.search("投机解码")
+        assert expected
+        assert s.view == View("search", query="投机解码")
+        assert [r.id for r in s.entry_list.rows] == expected
+        assert s.topic_list.item(0).name == "Search: 投机解码"
+        assert app.focused is s.entry_list
+
+        await pilot.press("slash")
+        await pilot.pause()
+        app.screen.query_one("#search-input").value = ""
+        await pilot.press(*"speculative", "enter")
+        await settle(pilot)
+        titles = [r.title for r in s.entry_list.rows]
+        assert "The Economics of Speculative Decoding" in titles
+
+        await pilot.press("slash")
+        await pilot.pause()
+        app.screen.query_one("#search-input").value = ""
+        await pilot.press("enter")  # empty clears the search
+        await settle(pilot)
+        assert s.search_query is None
+        assert s.view is not None and s.view.kind == "topic"
+
+    run(reader_store, scenario)
+
+
+def test_overview_lists_every_topic_and_enter_jumps(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("o")
+        await pilot.pause()
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        options = overview.query_one("#overview")
+        ids = [o.id for o in options.options]
+        assert ids == [f"topic-{t.id}" for t in s.topics]
+        text = str(options.options[0].prompt)
+        assert s.topics[0].name in text and "█" in text and "entries" in text
+        await pilot.press("j", "j", "enter")
+        await settle(pilot)
+        assert app.screen is s
+        assert s.view == View("topic", s.topics[2].id)
+        assert app.focused is s.entry_list
+
+    run(reader_store, scenario)
+
+
+def test_help_lists_every_command_and_closes(reader_store: Path):
+    from topiclens.tui.commands import ALL
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text").render())
+        for command in ALL:
+            assert f"({command.id})" in text, command.id
+        assert "keymap.toml" in text
+        await pilot.press("escape")
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert app.screen is s
+
+    run(reader_store, scenario)
+
+
+def test_quit(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.return_code == 0 and not app.is_running
+
+    run(reader_store, scenario)
+
+
+# --- export --------------------------------------------------------------------------
+
+
+def test_export_writes_then_asks_before_overwriting(
+    reader_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("e")  # nothing to export yet: a warning, no dialog
+        await pilot.pause()
+        assert app.screen is s
+        await pilot.press("l", "b", "e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportScreen)
+        path = dialog.query_one("#export-path")
+        assert path.value.endswith(".md")
+        await pilot.click("#fmt-json")  # json
+        await pilot.pause()
+        assert path.value.endswith(".json")
+        path.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is s
+        written = out / path.value
+        data = json.loads(written.read_bytes())
+        assert s.entry_list.rows[0].id in json.dumps(data)
+
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#fmt-json").value = True
+        await pilot.pause()
+        written.write_text("mine")
+        app.screen.query_one("#export-path").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert written.read_text() == "mine"
+        assert isinstance(app.screen, ExportScreen)
+        app.screen.query_one("#export-path").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.screen is s
+        assert json.loads(written.read_bytes())
+
+    run(reader_store, scenario)
+
+
+def test_export_error_stays_in_the_dialog(reader_store: Path, tmp_path: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "b", "e")
+        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one("#export-path").value = str(tmp_path / "missing" / "dir" / "x.md")
+        dialog.query_one("#export-path").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert str(dialog.query_one("#export-error").render()).strip()
+        assert not (tmp_path / "missing").exists()
+
+    run(reader_store, scenario)
+
+
+# --- another process, refresh, keymap, palette ----------------------------------------
+
+
+def test_changes_made_elsewhere_are_picked_up(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        with Store(reader_store) as other:
+            other.rename_topic(s.topics[0].id, "Renamed elsewhere")
+            other.toggle_bookmark(s.entry_list.rows[0].id)
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if s.topics[0].name == "Renamed elsewhere":
+                break
+        assert s.topics[0].name == "Renamed elsewhere"
+        assert s.entry_list.rows[0].id in s.entry_list.bookmarks
+        assert s.topic_list.item(0).name == "Bookmarks"
+
+    run(reader_store, scenario, poll_interval=0.1)
+
+
+def test_refresh_key_reloads(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        with Store(reader_store) as other:
+            other.rename_topic(s.topics[0].id, "Renamed by hand")
+        await pilot.press("R")
+        assert s.topics[0].name == "Renamed by hand"
+        assert "Renamed by hand" in s.entry_list.border_title
+
+    run(reader_store, scenario)
+
+
+def test_keymap_file_remaps_bindings(reader_store: Path, tmp_path: Path):
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('toggle-bookmark = "x"\ncursor-down = "down,ctrl+n"\nno-such = "z"\n')
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "ctrl+n")
+        assert s.entry_list.cursor == 1
+        await pilot.press("j")  # j was replaced by the keymap
+        assert s.entry_list.cursor == 1
+        await pilot.press("b")
+        await pilot.press("x")
+        with Store(reader_store) as store:
+            assert store.bookmark_ids() == {s.entry_list.rows[1].id}
+        assert app.keymap_problems == [f"{keymap}: unknown binding id 'no-such'"]
+
+    run(reader_store, scenario, keymap=keymap)
+
+
+def test_bad_keymap_file_keeps_default_keys(reader_store: Path, tmp_path: Path):
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('toggle-bookmark = "x\n')
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert len(app.keymap_problems) == 1
+        assert str(keymap) in app.keymap_problems[0] and "line 1" in app.keymap_problems[0]
+        await pilot.press("l", "b")
+        with Store(reader_store) as store:
+            assert store.bookmark_ids() == {s.entry_list.rows[0].id}
+
+    run(reader_store, scenario, keymap=keymap)
+
+
+def test_command_palette_jumps_to_topic(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        target = s.topics[-1]
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*f"jump to topic: {target.name[:10]}")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert s.view == View("topic", target.id)
+
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Overview")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+
+    run(reader_store, scenario)
+
+
+def test_cjk_rows_line_up(reader_store: Path):
+    """Every entry row is exactly the pane's width in cells, Chinese or not."""
+    from rich.cells import cell_len
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        entries = s.entry_list
+        width = entries.scrollable_content_region.width
+        for y in range(entries.scrollable_content_region.height):
+            strip = entries.render_line(y)
+            assert strip.cell_length == width
+            assert sum(cell_len(seg.text) for seg in strip) == width
+        # the date column starts at the same cell on every row
+        texts = ["".join(seg.text for seg in entries.render_line(y)) for y in range(8)]
+        dates = [s.entry_list.rows[y].date for y in range(8)]
+        cols = {cell_len(t[: t.rindex(d)]) for t, d in zip(texts, dates, strict=True)}
+        assert len(cols) == 1
+
+    run(reader_store, scenario, size=(80, 24))
+
+
+# --- start without the heavy libraries ------------------------------------------------
+
+
+def test_later_start_imports_neither_sklearn_nor_jieba(reader_store: Path):
+    code = f"""
+import asyncio, sys
+from pathlib import Path
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+
+async def main():
+    with Store({str(reader_store)!r}) as store:
+        app = TopicLensApp(store, keymap_file=Path("/nonexistent/keymap.toml"))
+        async with app.run_test(size=(120, 34)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert len(app.screen.entry_list.rows) > 0
+            await pilot.press("j", "l", "j", "o")
+            await pilot.pause()
+asyncio.run(main())
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("sklearn", "jieba", "scipy"))
+print(heavy)
+"""
+    env = {**os.environ, "TOPICLENS_HOME": str(reader_store.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_fixture_topics_cover_the_corpus(reader_store: Path):
+    with Store(reader_store) as store:
+        assert sum(t.size for t in store.topics()) == store.count_entries()
+        assert {t.id for t in store.topics()} <= {tid for tid, _, _ in READER_TOPICS}

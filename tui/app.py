@@ -1,0 +1,71 @@
+"""The topiclens reader: a Textual app over the store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import BindingType
+from textual.screen import Screen
+from topiclens.store import Store
+
+from .commands import APP as APP_COMMANDS
+from .commands import MAIN, bindings
+from .keymap import keymap_path, load_keymap
+from .main_screen import MainScreen
+
+
+class TopicLensApp(App[None]):
+    """Topics, entries and the entry, keyboard first."""
+
+    CSS_PATH = "reader.tcss"
+    TITLE = "topiclens"
+    BINDINGS: ClassVar[list[BindingType]] = bindings(APP_COMMANDS)
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        keymap_file: Path | None = None,
+        cluster: bool = True,
+        poll_interval: float = 2.0,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.keymap_file = keymap_file if keymap_file is not None else keymap_path()
+        self.cluster = cluster
+        self.poll_interval = poll_interval
+        keymap, self.keymap_problems = load_keymap(self.keymap_file)
+        self.set_keymap(keymap)
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(self.store, cluster=self.cluster, poll_interval=self.poll_interval)
+
+    def on_mount(self) -> None:
+        for problem in self.keymap_problems:
+            self.notify(problem, title="Keymap", severity="warning", timeout=10)
+
+    def action_help(self) -> None:
+        from .screens import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if not isinstance(screen, MainScreen):
+            return
+        for command in MAIN:
+            if command.palette:
+                yield SystemCommand(
+                    command.label, command.help, partial(self._run, screen, command.action)
+                )
+        yield SystemCommand("Help", "Show every key", self.action_help)
+        for title, help_text, callback in screen.palette_commands():
+            yield SystemCommand(title, help_text, callback, discover=False)
+
+    def _run(self, screen: Screen[object], action: str) -> None:
+        self.call_later(screen.run_action, action)

@@ -1,0 +1,150 @@
+"""Every command of the reader, declared once.
+
+A command is an id, default keys, a short label and a line of help. From one declaration
+come the key binding (with its id, so a user keymap can remap it), the footer label, the row
+on the help screen and the entry in the command palette.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    id: str
+    keys: str
+    label: str
+    help: str
+    action: str
+    footer: bool = False
+    palette: bool = True
+    priority: bool = False
+
+    def binding(self) -> Binding:
+        return Binding(
+            self.keys,
+            self.action,
+            self.label,
+            show=self.footer,
+            id=self.id,
+            priority=self.priority,
+            tooltip=self.help,
+        )
+
+
+def bindings(commands: tuple[Command, ...]) -> list[Binding]:
+    return [c.binding() for c in commands]
+
+
+# Moving inside a list or the detail pane (bound on each pane).
+CURSOR_UP = Command("cursor-up", "up,k", "Up", "Move up", "cursor_up", palette=False)
+CURSOR_DOWN = Command("cursor-down", "down,j", "Down", "Move down", "cursor_down", palette=False)
+FIRST = Command("first", "home,g", "Top", "Go to the top", "first", palette=False)
+LAST = Command("last", "end,G", "Bottom", "Go to the bottom", "last", palette=False)
+PAGE_UP = Command("page-up", "pageup", "Page up", "One page up", "page_up", palette=False)
+PAGE_DOWN = Command(
+    "page-down", "pagedown", "Page down", "One page down", "page_down", palette=False
+)
+OPEN = Command(
+    "open",
+    "enter",
+    "Open",
+    "Open: topic -> its entries, entry -> its detail (marks it read)",
+    "select",
+    palette=False,
+)
+NAVIGATION: tuple[Command, ...] = (CURSOR_UP, CURSOR_DOWN, FIRST, LAST, PAGE_UP, PAGE_DOWN, OPEN)
+
+# The main screen.
+MAIN: tuple[Command, ...] = (
+    Command(
+        "pane-left",
+        "left,h",
+        "Left pane",
+        "Move to the pane on the left",
+        "pane(-1)",
+        palette=False,
+        priority=True,
+    ),
+    Command(
+        "pane-right",
+        "right,l",
+        "Right pane",
+        "Move to the pane on the right",
+        "pane(1)",
+        palette=False,
+        priority=True,
+    ),
+    Command("next-entry", "n", "Next", "Next entry, from any pane", "step_entry(1)"),
+    Command("previous-entry", "p", "Previous", "Previous entry, from any pane", "step_entry(-1)"),
+    Command(
+        "toggle-bookmark",
+        "b",
+        "Bookmark",
+        "Bookmark the entry or remove its bookmark",
+        "toggle_bookmark",
+        footer=True,
+    ),
+    Command(
+        "edit-note",
+        "N",
+        "Note",
+        "Write the bookmark's note (bookmarks the entry)",
+        "edit_note",
+        footer=True,
+    ),
+    Command(
+        "show-bookmarks",
+        "B",
+        "Bookmarks",
+        "Show every bookmark, across topics",
+        "show_bookmarks",
+        footer=True,
+    ),
+    Command(
+        "search",
+        "slash",
+        "Search",
+        "Search titles, summaries and comments (Chinese or English); results show as a topic",
+        "search",
+        footer=True,
+    ),
+    Command(
+        "overview",
+        "o",
+        "Overview",
+        "Every topic: size, keywords, sources, months",
+        "overview",
+        footer=True,
+    ),
+    Command("toggle-read", "r", "Read", "Mark the entry read or unread", "toggle_read"),
+    Command(
+        "unread-only",
+        "u",
+        "Unread",
+        "Show only unread entries, or all again",
+        "unread_only",
+        footer=True,
+    ),
+    Command(
+        "export",
+        "e",
+        "Export",
+        "Export bookmarks to Markdown, JSON, CSV or HTML",
+        "export",
+        footer=True,
+    ),
+    Command("refresh", "R,f5", "Refresh", "Reload topics and entries from the store", "refresh"),
+)
+
+# The whole app.
+APP: tuple[Command, ...] = (
+    Command("help", "question_mark,f1", "Help", "Show every key", "help", footer=True),
+    Command("quit", "q", "Quit", "Quit topiclens", "quit", footer=True),
+)
+
+ALL: tuple[Command, ...] = NAVIGATION + MAIN + APP
+BY_ID: dict[str, Command] = {c.id: c for c in ALL}

@@ -1,0 +1,436 @@
+"""The reader's main screen: it owns the state and hands it to the three panes."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Label, ProgressBar
+from textual.worker import Worker, WorkerState, get_current_worker
+from topiclens.store import Store, Topic
+
+from .commands import MAIN, bindings
+from .model import Detail, Row, View
+from .widgets import DetailPane, EntryList, SimilarList, TopicList, topic_items
+
+
+class MainScreen(Screen[None]):
+    """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings(MAIN)
+    AUTO_FOCUS = "#topics"
+
+    bookmarks: var[frozenset[str]] = var(frozenset, always_update=True)
+    read: var[frozenset[str]] = var(frozenset, always_update=True)
+    unread_only: var[bool] = var(False)
+    detail: var[Detail | None] = var(None, always_update=True)
+
+    def __init__(self, store: Store, *, cluster: bool = True, poll_interval: float = 2.0) -> None:
+        super().__init__()
+        self.store = store
+        self.cluster = cluster
+        self.poll_interval = poll_interval
+        self.topics: list[Topic] = []
+        self.unread: dict[int, int] = {}
+        self.view: View | None = None
+        self.search_query: str | None = None
+        self.preparing = False
+        self._version = 0
+
+    # --- layout ----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="progress"):
+            yield Label("Starting…", id="progress-stage")
+            yield ProgressBar(total=100, show_eta=False, id="progress-bar")
+        with Horizontal(id="body"):
+            yield TopicList(id="topics")
+            with Vertical(id="right"):
+                yield EntryList(id="entries")
+                yield DetailPane(id="detail")
+        yield Footer()
+
+    @property
+    def topic_list(self) -> TopicList:
+        return self.query_one("#topics", TopicList)
+
+    @property
+    def entry_list(self) -> EntryList:
+        return self.query_one("#entries", EntryList)
+
+    @property
+    def detail_pane(self) -> DetailPane:
+        return self.query_one("#detail", DetailPane)
+
+    def on_mount(self) -> None:
+        self.query_one("#progress").display = False
+        self.topic_list.border_title = "Topics"
+        self.detail_pane.border_title = "Entry"
+        self.entry_list.data_bind(MainScreen.bookmarks, MainScreen.read)
+        self.detail_pane.data_bind(MainScreen.detail)
+        self._version = self.store.external_changes()
+        self.reload()
+        if self.cluster and (not self.topics or self.store.count_unassigned()):
+            self.prepare()
+        self.set_interval(self.poll_interval, self.poll_store)
+
+    # --- loading ---------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Read topics, bookmarks and read state again and show the current view."""
+        store = self.store
+        self.topics = store.topics()
+        self.unread = store.topic_unread_counts()
+        self.bookmarks = frozenset(store.bookmark_ids())
+        self.read = frozenset(store.read_ids())
+        view = self.view
+        valid = {t.id for t in self.topics}
+        if view is not None and (
+            (view.kind == "topic" and view.topic_id not in valid)
+            or (view.kind == "bookmarks" and not self.bookmarks)
+        ):
+            view = None
+        if view is None and self.topics:
+            view = View("topic", self.topics[0].id)
+        self.show_topics(view)
+        if view is not None:
+            self.show_view(view, keep=self.entry_list.current_id, wait=True)
+        else:
+            self.view = None
+            self.entry_list.empty_text = (
+                "Preparing topics…" if self.preparing else "No topics yet: import some entries."
+            )
+            self.entry_list.show_rows([])
+
+    def show_topics(self, current: View | None) -> None:
+        search = None
+        if self.search_query is not None:
+            search = (self.search_query, self._search_count)
+        items = topic_items(self.topics, self.unread, len(self.bookmarks), search)
+        self.topic_list.show(items, current)
+
+    _search_count = 0
+
+    def fetch_rows(self, view: View) -> list[Row]:
+        """The rows of a view, straight from the store (called in a worker thread)."""
+        store = self.store
+        if view.kind == "topic" and view.topic_id is not None:
+            raw = store.topic_rows(view.topic_id)
+        elif view.kind == "bookmarks":
+            raw = store.entry_rows([b.entry_id for b in reversed(store.bookmarks())])
+        else:
+            raw = store.entry_rows(store.search(view.query))
+        return [Row(*r) for r in raw]
+
+    def show_view(self, view: View, keep: str | None = None, *, wait: bool = False) -> None:
+        """Show ``view`` in the entry list: at once when ``wait``, else from a worker."""
+        self.view = view
+        if wait:
+            self._rows_ready(view, self.fetch_rows(view), keep)
+        else:
+            self._load_rows(view, keep)
+
+    @work(thread=True, exclusive=True, group="rows", exit_on_error=False)
+    def _load_rows(self, view: View, keep: str | None) -> None:
+        rows = self.fetch_rows(view)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._rows_ready, view, rows, keep)
+
+    def _rows_ready(self, view: View, rows: list[Row], keep: str | None) -> None:
+        if view != self.view:
+            return
+        if self.unread_only:
+            rows = [r for r in rows if r.id not in self.read or r.id == keep]
+        entries = self.entry_list
+        entries.empty_text = {
+            "topic": "No unread entries in this topic." if self.unread_only else "Empty topic.",
+            "bookmarks": "No bookmarks: press b on an entry.",
+            "search": "Nothing matches.",
+        }[view.kind]
+        entries.border_title = self._view_title(view, len(rows))
+        entries.border_subtitle = "unread only (u shows all)" if self.unread_only else ""
+        entries.show_rows(rows, keep)
+        if not rows:
+            self.detail = None
+
+    def _view_title(self, view: View, n: int) -> str:
+        if view.kind == "bookmarks":
+            return f"Bookmarks · {n}"
+        if view.kind == "search":
+            return f"Search “{view.query}” · {n}"
+        topic = next((t for t in self.topics if t.id == view.topic_id), None)
+        return f"{topic.name if topic else 'Topic'} · {n}"
+
+    def load_detail(self, entry_id: str | None) -> None:
+        if entry_id is None:
+            self.detail = None
+            return
+        store = self.store
+        entry = store.entry(entry_id)
+        if entry is None:
+            self.detail = None
+            return
+        topic, score, terms = None, 0.0, []
+        assignment = store.assignment(entry_id)
+        if assignment is not None:
+            topic_id, score, terms = assignment
+            topic = next((t for t in self.topics if t.id == topic_id), None)
+        similar = store.similar(entry_id)
+        rows = {r[0]: Row(*r) for r in store.entry_rows([s for s, _ in similar])}
+        self.detail = Detail(
+            entry=entry,
+            topic=topic,
+            score=score,
+            terms=list(terms),
+            similar=[(rows[s], score) for s, score in similar if s in rows],
+            bookmark=store.bookmark(entry_id),
+            read=entry_id in self.read,
+        )
+
+    # --- first start -----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="prepare", exit_on_error=False)
+    def prepare(self) -> None:
+        """Import the bundled corpus if the store is empty, then group entries into topics."""
+        self.preparing = True
+
+        def progress(stage: str, fraction: float) -> None:
+            self.app.call_from_thread(self._progress, stage, fraction)
+
+        self.app.call_from_thread(self._progress, "Importing the bundled corpus", 0.0)
+        from topiclens.store.importer import ensure_corpus
+
+        ensure_corpus(self.store)
+        progress("Grouping entries into topics", 0.02)
+        from topiclens.clustering import ensure_topics
+
+        ensure_topics(self.store, progress=progress)
+
+    def _progress(self, stage: str, fraction: float) -> None:
+        self.query_one("#progress").display = True
+        self.query_one("#progress-stage", Label).update(stage)
+        self.query_one("#progress-bar", ProgressBar).update(progress=round(fraction * 100))
+        if not self.topics:
+            self.entry_list.empty_text = f"{stage}…"
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group == "prepare" and worker.state in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+        ):
+            self.preparing = False
+            self.query_one("#progress").display = False
+            self._version = self.store.external_changes()
+            if worker.state == WorkerState.ERROR:
+                self.notify(f"Could not group entries: {worker.error}", severity="error")
+            self.reload()
+            if worker.state == WorkerState.SUCCESS:
+                self.notify(f"{len(self.topics)} topics ready.")
+        elif worker.state == WorkerState.ERROR:
+            self.notify(f"Could not read the store: {worker.error}", severity="error")
+
+    # --- another process ---------------------------------------------------------------
+
+    def poll_store(self) -> None:
+        """Reload when another process committed to the store (a cheap PRAGMA read)."""
+        if self.preparing:
+            return
+        version = self.store.external_changes()
+        if version != self._version:
+            self._version = version
+            self.reload()
+            self.load_detail(self.entry_list.current_id)
+            self.notify("The store changed elsewhere: topics and entries reloaded.")
+
+    # --- messages from the panes -------------------------------------------------------
+
+    @on(TopicList.Chosen)
+    def _topic_chosen(self, event: TopicList.Chosen) -> None:
+        if event.view != self.view:
+            self.show_view(event.view)
+        if event.opened:
+            self.entry_list.focus()
+
+    @on(EntryList.Highlighted)
+    def _entry_highlighted(self, event: EntryList.Highlighted) -> None:
+        self.load_detail(event.entry_id)
+
+    @on(EntryList.Opened)
+    def _entry_opened(self, event: EntryList.Opened) -> None:
+        if event.entry_id not in self.read:
+            self._set_read(event.entry_id, True)
+        self.detail_pane.focus()
+
+    @on(SimilarList.Jump)
+    def _jump(self, event: SimilarList.Jump) -> None:
+        self.jump_to_entry(event.entry_id)
+
+    def jump_to_entry(self, entry_id: str) -> None:
+        entries = self.entry_list
+        index = next((i for i, r in enumerate(entries.rows) if r.id == entry_id), None)
+        if index is not None:
+            entries.cursor = index
+        else:
+            assignment = self.store.assignment(entry_id)
+            if assignment is None:
+                return
+            view = View("topic", assignment[0])
+            self.topic_list.select_view(view)
+            self.show_view(view, keep=entry_id, wait=True)
+        entries.focus()
+
+    def jump_to_topic(self, topic_id: int) -> None:
+        view = View("topic", topic_id)
+        self.topic_list.select_view(view)
+        if view != self.view:
+            self.show_view(view, wait=True)
+        self.entry_list.focus()
+
+    # --- actions -------------------------------------------------------------------------
+
+    def _panes(self) -> list[Widget]:
+        return [self.topic_list, self.entry_list, self.detail_pane]
+
+    def action_pane(self, step: int) -> None:
+        panes = self._panes()
+        focused = self.focused
+        index = 0
+        for i, pane in enumerate(panes):
+            if focused is pane or (focused is not None and pane in focused.ancestors):
+                index = i
+        panes[max(0, min(len(panes) - 1, index + step))].focus()
+
+    def action_step_entry(self, step: int) -> None:
+        self.entry_list.cursor += step
+
+    def _current(self) -> str | None:
+        return self.detail.entry.id if self.detail is not None else None
+
+    def _need_entry(self) -> str | None:
+        entry_id = self._current()
+        if entry_id is None:
+            self.notify("No entry selected.", severity="warning")
+        return entry_id
+
+    def action_toggle_bookmark(self) -> None:
+        entry_id = self._need_entry()
+        if entry_id is None:
+            return
+        on_now = self.store.toggle_bookmark(entry_id)  # written now: survives a kill -9
+        self._bookmarks_changed(entry_id)
+        self.notify("Bookmarked." if on_now else "Bookmark removed.", timeout=2)
+
+    def _bookmarks_changed(self, entry_id: str) -> None:
+        self.bookmarks = frozenset(self.store.bookmark_ids())
+        self.show_topics(self.view)
+        self.load_detail(entry_id)
+
+    def action_edit_note(self) -> None:
+        entry_id = self._need_entry()
+        if entry_id is None or self.detail is None:
+            return
+        from .screens import NoteScreen
+
+        bookmark = self.detail.bookmark
+        note = bookmark.note if bookmark is not None else ""
+
+        def save(text: str | None) -> None:
+            if text is None:
+                return
+            self.store.set_note(entry_id, text)
+            self._bookmarks_changed(entry_id)
+            self.notify("Note saved." if text else "Note cleared.", timeout=2)
+
+        self.app.push_screen(NoteScreen(self.detail.entry.title, note), save)
+
+    def action_show_bookmarks(self) -> None:
+        if not self.bookmarks:
+            self.notify("No bookmarks yet: press b on an entry.", severity="warning")
+            return
+        view = View("bookmarks")
+        self.topic_list.select_view(view)
+        self.show_view(view, wait=True)
+        self.entry_list.focus()
+
+    def action_search(self) -> None:
+        from .screens import SearchScreen
+
+        self.app.push_screen(SearchScreen(self.search_query or ""), self.run_search)
+
+    def run_search(self, query: str | None) -> None:
+        if query is None:
+            return
+        query = query.strip()
+        if not query:
+            self.search_query = None
+            if self.view is not None and self.view.kind == "search":
+                self.view = None
+            self.reload()
+            return
+        view = View("search", query=query)
+        ids = self.store.search(query)
+        self.search_query = query
+        self._search_count = len(ids)
+        self.show_topics(view)
+        self.view = view
+        self._rows_ready(view, [Row(*r) for r in self.store.entry_rows(ids)], None)
+        self.entry_list.focus()
+
+    def action_overview(self) -> None:
+        from .screens import OverviewScreen
+
+        def chosen(topic_id: int | None) -> None:
+            if topic_id is not None:
+                self.jump_to_topic(topic_id)
+
+        self.app.push_screen(OverviewScreen(self.store, self.topics), chosen)
+
+    def action_toggle_read(self) -> None:
+        entry_id = self._need_entry()
+        if entry_id is not None:
+            self._set_read(entry_id, entry_id not in self.read)
+
+    def _set_read(self, entry_id: str, read: bool) -> None:
+        self.store.set_read(entry_id, read)
+        self.read = self.read | {entry_id} if read else self.read - {entry_id}
+        if self.detail is not None and self.detail.topic is not None:
+            tid = self.detail.topic.id
+            self.unread[tid] = max(0, self.unread.get(tid, 0) + (-1 if read else 1))
+            self.show_topics(self.view)
+        self.load_detail(entry_id)
+
+    def action_unread_only(self) -> None:
+        self.unread_only = not self.unread_only
+        if self.view is not None:
+            self.show_view(self.view, keep=self.entry_list.current_id, wait=True)
+        self.notify("Unread entries only." if self.unread_only else "All entries.", timeout=2)
+
+    def action_export(self) -> None:
+        from .screens import ExportScreen
+
+        if not self.bookmarks:
+            self.notify("No bookmarks to export: press b on an entry first.", severity="warning")
+            return
+        self.app.push_screen(ExportScreen(self.store))
+
+    def action_refresh(self) -> None:
+        self._version = self.store.external_changes()
+        self.reload()
+        self.load_detail(self.entry_list.current_id)
+        self.notify("Reloaded from the store.", timeout=2)
+
+    def palette_commands(self) -> list[tuple[str, str, Any]]:
+        """(title, help, callback) for the command palette: each topic to jump to."""
+        return [
+            (f"Jump to topic: {t.name}", f"{t.size} entries", lambda t=t: self.jump_to_topic(t.id))
+            for t in self.topics
+        ]

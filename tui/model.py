@@ -1,0 +1,45 @@
+"""What the panes show: plain values the main screen builds from the store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from topiclens.store.models import Bookmark, Entry, Topic
+
+
+class Row(NamedTuple):
+    """One line of the entry list."""
+
+    id: str
+    title: str
+    source: str
+    date: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What the entry list shows: a topic, the bookmarks or search results."""
+
+    kind: Literal["topic", "bookmarks", "search"]
+    topic_id: int | None = None
+    query: str = ""
+
+    @property
+    def key(self) -> str:
+        if self.kind == "topic":
+            return f"topic-{self.topic_id}"
+        return self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """Everything the detail pane shows about one entry."""
+
+    entry: Entry
+    topic: Topic | None = None
+    score: float = 0.0
+    terms: list[str] = field(default_factory=list)
+    similar: list[tuple[Row, float]] = field(default_factory=list)
+    bookmark: Bookmark | None = None
+    read: bool = False

@@ -1,0 +1,412 @@
+"""The three panes: topics (an OptionList), entries (Line API, fast at any size), detail."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+from textual import events, on
+from textual.binding import BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+from topiclens.store.models import Topic
+from topiclens.store.text import cell_width, fit_cells
+
+from .commands import FIRST, LAST, NAVIGATION, bindings
+from .model import Detail, Row, View
+
+BOOKMARK_MARK = "★"
+UNREAD_MARK = "●"
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` cut or padded to exactly ``width`` terminal cells (CJK counts two)."""
+    text = fit_cells(text, width)
+    return text + " " * (width - cell_width(text))
+
+
+# --- topics ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TopicItem:
+    view: View
+    name: str
+    size: int
+    unread: int
+
+
+class TopicList(OptionList):
+    """Topics, with a Bookmarks and a Search pseudo-topic when they apply."""
+
+    BINDINGS = bindings(NAVIGATION)
+
+    @dataclass
+    class Chosen(Message):
+        """The highlighted topic changed (``opened``: Enter was pressed on it)."""
+
+        view: View
+        opened: bool = False
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._items: dict[str, TopicItem] = {}
+
+    def show(self, items: list[TopicItem], current: View | None) -> None:
+        """Rebuild the options, keeping the highlight on ``current``."""
+        options: list[Option | None] = []
+        pseudo = [i for i in items if i.view.kind != "topic"]
+        for item in items:
+            options.append(Option(self._prompt(item), id=item.view.key))
+            if pseudo and item is pseudo[-1]:
+                options.append(None)
+        self._items = {item.view.key: item for item in items}
+        self.set_options(options)
+        if current is not None and current.key in self._items:
+            self.highlighted = self.get_option_index(current.key)
+        elif self.option_count:
+            self.highlighted = 0
+
+    @staticmethod
+    def _prompt(item: TopicItem) -> Table:
+        grid = Table.grid(expand=True, padding=(0, 0, 0, 1))
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        grid.add_column(justify="right", no_wrap=True)
+        counts = Text(str(item.size))
+        if item.unread:
+            counts = Text.assemble(str(item.size), " ", (f"{item.unread}{UNREAD_MARK}", "bold"))
+        name = Text(item.name, style="italic" if item.view.kind != "topic" else "")
+        grid.add_row(name, counts)
+        return grid
+
+    def item(self, index: int | None = None) -> TopicItem | None:
+        index = self.highlighted if index is None else index
+        if index is None or not self.option_count:
+            return None
+        option_id = self.get_option_at_index(index).id
+        return self._items.get(option_id or "")
+
+    def select_view(self, view: View) -> None:
+        if view.key in self._items:
+            self.highlighted = self.get_option_index(view.key)
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        item = self.item(event.option_index)
+        if item is not None:
+            self.post_message(self.Chosen(item.view))
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        item = self.item(event.option_index)
+        if item is not None:
+            self.post_message(self.Chosen(item.view, opened=True))
+
+
+# --- entries ---------------------------------------------------------------------------
+
+
+class EntryList(ScrollView, can_focus=True):
+    """The entries of one view, drawn line by line (Line API): showing 100,000 rows costs
+    what showing a screenful costs."""
+
+    BINDINGS = bindings(NAVIGATION)
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "entry-list--cursor",
+        "entry-list--unread",
+        "entry-list--meta",
+        "entry-list--mark",
+        "entry-list--empty",
+    }
+
+    bookmarks: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
+    read: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
+    cursor: reactive[int] = reactive(0, always_update=True)
+    empty_text: reactive[str] = reactive("Nothing here.")
+
+    @dataclass
+    class Highlighted(Message):
+        entry_id: str | None
+
+    @dataclass
+    class Opened(Message):
+        entry_id: str
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.rows: list[Row] = []
+
+    def show_rows(self, rows: list[Row], keep: str | None = None) -> None:
+        """Show ``rows``, with the cursor on entry ``keep`` if it is there, else the top."""
+        self.rows = rows
+        index = 0
+        if keep is not None:
+            index = next((i for i, r in enumerate(rows) if r.id == keep), 0)
+        self.virtual_size = Size(self.scrollable_content_region.width, len(rows))
+        self.scroll_to(
+            y=max(0, index - self.scrollable_content_region.height // 2),
+            animate=False,
+            immediate=True,
+        )
+        self.cursor = index
+        self.refresh()
+
+    def watch_bookmarks(self) -> None:
+        self.refresh()
+
+    def watch_read(self) -> None:
+        self.refresh()
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.rows) - 1))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._scroll_cursor_visible()
+        self.refresh()
+        self.post_message(self.Highlighted(self.current_id))
+
+    @property
+    def current_id(self) -> str | None:
+        if not self.rows:
+            return None
+        return self.rows[self.cursor].id
+
+    def _scroll_cursor_visible(self) -> None:
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            return
+        top = round(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        self._scroll_cursor_visible()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # --- keys ------------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self.rows) - 1
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_down(self) -> None:
+        self.cursor += max(1, self.scrollable_content_region.height - 1)
+
+    def action_select(self) -> None:
+        if self.current_id is not None:
+            self.post_message(self.Opened(self.current_id))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not self.rows:
+            return
+        index = round(self.scroll_y) + offset.y
+        if 0 <= index < len(self.rows):
+            if index == self.cursor and event.chain == 2:
+                self.action_select()
+            self.cursor = index
+
+    # --- drawing ---------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        index = round(self.scroll_y) + y
+        rows = self.rows
+        if not rows:
+            if y == 1:
+                style = base + self.get_component_rich_style("entry-list--empty")
+                return Strip([Segment(_pad(f"  {self.empty_text}", width), style)], width)
+            return Strip.blank(width, base)
+        if index >= len(rows):
+            return Strip.blank(width, base)
+        row = rows[index]
+        unread = row.id not in self.read
+        style = base
+        if unread:
+            style = style + self.get_component_rich_style("entry-list--unread")
+        meta = base + self.get_component_rich_style("entry-list--meta")
+        mark = base + self.get_component_rich_style("entry-list--mark")
+        if index == self.cursor:
+            cursor = self.get_component_rich_style("entry-list--cursor")
+            style, meta, mark = style + cursor, meta + cursor, mark + cursor
+        marks = (UNREAD_MARK if unread else " ") + (
+            BOOKMARK_MARK if row.id in self.bookmarks else " "
+        )
+        date_w = 10 if width >= 40 else 0
+        source_w = min(18, max(0, (width - 40) // 3)) if width >= 60 else 0
+        title_w = max(
+            0, width - 3 - (source_w + 2 if source_w else 0) - (date_w + 1 if date_w else 0)
+        )
+        segments = [Segment(marks + " ", mark), Segment(_pad(row.title, title_w), style)]
+        if source_w:
+            segments.append(Segment("  " + _pad(row.source, source_w), meta))
+        if date_w:
+            segments.append(Segment(" " + _pad(row.date or "", date_w), meta))
+        return Strip(segments).adjust_cell_length(width, style)
+
+
+# --- detail ----------------------------------------------------------------------------
+
+
+class SimilarList(OptionList):
+    """Entries similar to the one shown; Enter jumps to one."""
+
+    BINDINGS = bindings(NAVIGATION)
+
+    @dataclass
+    class Jump(Message):
+        entry_id: str
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(self.Jump(event.option.id))
+
+
+class DetailPane(VerticalScroll):
+    """One entry in full: scrollable, with its similar entries selectable at the bottom."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings(NAVIGATION[:2]),
+        FIRST.binding(),
+        LAST.binding(),
+    ]
+
+    detail: reactive[Detail | None] = reactive(None, always_update=True)
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(id="detail-body")
+        yield Static("Similar entries", id="similar-title", classes="section")
+        yield SimilarList(id="similar")
+
+    def action_cursor_up(self) -> None:
+        self.scroll_up(animate=False)
+
+    def action_cursor_down(self) -> None:
+        self.scroll_down(animate=False)
+
+    def action_first(self) -> None:
+        self.scroll_home(animate=False)
+
+    def action_last(self) -> None:
+        self.scroll_end(animate=False)
+
+    def watch_detail(self, detail: Detail | None) -> None:
+        if not self.is_mounted:
+            return
+        body = self.query_one("#detail-body", Static)
+        similar = self.query_one(SimilarList)
+        title = self.query_one("#similar-title", Static)
+        if detail is None:
+            body.update(Content.from_markup("[$text-muted i]No entry selected.[/]"))
+            similar.clear_options()
+            similar.display = title.display = False
+            return
+        body.update(render_detail(detail))
+        similar.set_options(
+            Option(
+                Content.from_markup(
+                    "$title [$text-muted]$source $date[/]",
+                    title=row.title,
+                    source=row.source,
+                    date=row.date or "",
+                ),
+                id=row.id,
+            )
+            for row, _score in detail.similar
+        )
+        similar.display = title.display = bool(detail.similar)
+        if detail.similar:
+            similar.highlighted = 0
+        self.scroll_home(animate=False)
+
+
+def render_detail(d: Detail) -> Content:
+    e = d.entry
+    meta = " · ".join(p for p in (e.source, e.category, e.date or "") if p)
+    parts: list[Content] = [
+        Content.from_markup("[b $primary]$title[/]", title=e.title),
+        Content.from_markup("[$text-muted]$meta[/]", meta=meta),
+    ]
+    marks = []
+    if d.bookmark is not None:
+        marks.append(f"{BOOKMARK_MARK} bookmarked")
+    marks.append("read" if d.read else f"{UNREAD_MARK} unread")
+    parts.append(Content.from_markup("[$accent]$marks[/]", marks="  ".join(marks)))
+    parts.append(Content(""))
+    if e.summary:
+        parts += [Content(e.summary), Content("")]
+    if e.comment:
+        parts += [
+            Content.from_markup("[b $secondary]Curator's comment[/]"),
+            Content(e.comment),
+            Content(""),
+        ]
+    if e.url:
+        parts += [Content.from_markup("[$text-muted]$url[/]", url=e.url), Content("")]
+    if d.topic is not None:
+        keywords = ", ".join(k for k, _ in d.topic.keywords[:8])
+        parts.append(Content.from_markup("[b $secondary]Topic[/] $name", name=d.topic.name))
+        if keywords:
+            parts.append(Content.from_markup("[$text-muted]keywords:[/] $k", k=keywords))
+        if d.terms:
+            parts.append(
+                Content.from_markup(
+                    "[$text-muted]tied by:[/] [$accent]$t[/]", t=", ".join(d.terms[:8])
+                )
+            )
+        parts.append(Content(""))
+    if d.bookmark is not None:
+        note = d.bookmark.note or "(no note: press N to write one)"
+        parts += [Content.from_markup("[b $secondary]Note[/]"), Content(note), Content("")]
+    return Content("\n").join(parts)
+
+
+def topic_items(
+    topics: list[Topic],
+    unread: dict[int, int],
+    bookmarks: int,
+    search: tuple[str, int] | None,
+) -> list[TopicItem]:
+    items: list[TopicItem] = []
+    if search is not None:
+        query, n = search
+        items.append(TopicItem(View("search", query=query), f"Search: {query}", n, 0))
+    if bookmarks:
+        items.append(TopicItem(View("bookmarks"), "Bookmarks", bookmarks, 0))
+    items += [TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0)) for t in topics]
+    return items
