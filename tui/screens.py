@@ -194,7 +194,7 @@ class HelpScreen(ModalScreen[None]):
                 "[b $secondary]Your keys[/]\n  Remap any key in [b]$path[/]\n"
                 '  one line per binding id, e.g. [$accent]toggle-bookmark = "x"[/] or '
                 '[$accent]cursor-down = "down,ctrl+n"[/]',
-                path=str(keymap_path()),
+                path=str(getattr(self.app, "keymap_file", None) or keymap_path()),
             )
         )
         return Content("\n").join(parts)

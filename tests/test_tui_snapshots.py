@@ -1,0 +1,62 @@
+"""Snapshots of the reader at a fixed size, on fixed fixture topics (not the clustering's).
+
+Update after a deliberate change of look with ``pytest tests/test_tui_snapshots.py
+--snapshot-update`` and look at the SVGs in tests/__snapshots__/ before committing them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+
+SIZE = (120, 34)
+KEYMAP = Path("/home/user/.config/topiclens/keymap.toml")  # shown in help; never read
+
+
+@pytest.fixture
+def reader_app(reader_store: Path):
+    with Store(reader_store) as store:
+        # two entries read and one bookmarked with a note, so every mark shows
+        ids = [r[0] for r in store.topic_rows(store.topics()[0].id)]
+        store.set_read(ids[1])
+        store.set_read(ids[3])
+        store.set_note(ids[2], "compare with the vLLM numbers")
+        yield TopicLensApp(store, keymap_file=KEYMAP, cluster=False, poll_interval=3600)
+
+
+def before(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run(pilot: Pilot[None]) -> None:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    return run
+
+
+def test_main_screen(snap_compare, reader_app: TopicLensApp):
+    assert snap_compare(reader_app, terminal_size=SIZE, run_before=before("l", "j", "j"))
+
+
+def test_main_screen_80x24(snap_compare, reader_app: TopicLensApp):
+    assert snap_compare(reader_app, terminal_size=(80, 24), run_before=before("l", "j"))
+
+
+def test_overview(snap_compare, reader_app: TopicLensApp):
+    assert snap_compare(reader_app, terminal_size=SIZE, run_before=before("o"))
+
+
+def test_help(snap_compare, reader_app: TopicLensApp):
+    assert snap_compare(reader_app, terminal_size=SIZE, run_before=before("question_mark"))
+
+
+def test_bookmarks_view(snap_compare, reader_app: TopicLensApp):
+    assert snap_compare(reader_app, terminal_size=SIZE, run_before=before("B"))
