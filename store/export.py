@@ -98,12 +98,17 @@ def collect(store: Store, *, topic_id: int | None = None) -> list[ExportGroup]:
     }
     if topic_id is None:
         groups[None] = ExportGroup(None, UNSORTED)
+    assigned: dict[str, int] = dict(
+        store.query(
+            "SELECT a.entry_id, a.topic_id FROM topic_assignments a "
+            "JOIN bookmarks b ON b.entry_id = a.entry_id"
+        )
+    )
     for b in bookmarks:
         entry = entries.get(b.entry_id)
         if entry is None:  # cannot happen with foreign keys on; never export half a record
             continue
-        found = store.assignment(b.entry_id)
-        tid = found[0] if found else None
+        tid = assigned.get(b.entry_id)
         if tid is not None and tid not in names:
             tid = None
         group = groups.get(tid)

@@ -174,6 +174,14 @@ def _line_of(text: str, needle: str) -> int:
     return text.count("\n", 0, at) + 1 if at >= 0 else 0
 
 
+def _item_line(text: str, obj: Any) -> int:
+    """The line of a bookmark's entry id in the file (0 when it has none): where to look.
+    Only computed for a bookmark with a problem: it scans the text."""
+    entry = obj.get("entry") if isinstance(obj, dict) else None
+    eid = entry.get("id") if isinstance(entry, dict) else None
+    return _line_of(text, orjson.dumps(eid).decode()) if isinstance(eid, str) else 0
+
+
 def read_export(
     path: str | Path, display: str | None = None
 ) -> tuple[list[RestoreItem], list[Problem]]:
@@ -214,21 +222,19 @@ def read_export(
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     for number, obj in enumerate(raw, start=1):
-        entry_obj = obj.get("entry") if isinstance(obj, dict) else None
-        eid = entry_obj.get("id") if isinstance(entry_obj, dict) else None
-        line = _line_of(text, orjson.dumps(eid).decode()) if isinstance(eid, str) else 0
         try:
             item = _item(obj)
         except _Invalid as exc:
+            line = _item_line(text, obj)
             problems.append(Problem(display, line, f"bookmark {number}: {exc.message}"))
             continue
         if item.entry.id in seen:
+            first = seen[item.entry.id]
             problems.append(
                 Problem(
                     display,
-                    line,
-                    f"bookmark {number}: entry {item.entry.id} is already bookmark "
-                    f"{seen[item.entry.id]}",
+                    _item_line(text, obj),
+                    f"bookmark {number}: entry {item.entry.id} is already bookmark {first}",
                 )
             )
             continue
