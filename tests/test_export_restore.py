@@ -278,3 +278,22 @@ def test_cli_backup_and_restore(cli, seeded, tmp_path, capsys):
     assert out == (
         f"{backup}: 0 new, 5 already known, 0 rejected; 0 bookmarks restored, 5 unchanged\n"
     )
+
+
+def test_export_and_restore_import_no_heavy_libraries(seeded: Path, tmp_path: Path):
+    """`export` and restoring an export must not pay for Textual, scikit-learn or jieba."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "b.json"
+    code = (
+        "import sys; from topiclens.cli import main; "
+        f"assert main(['--data-dir', {str(seeded)!r}, 'export', '--format', 'json', "
+        f"'-o', {str(out)!r}]) == 0; "
+        f"assert main(['--data-dir', {str(tmp_path / 'fresh')!r}, 'import', {str(out)!r}]) == 0; "
+        "heavy = [m for m in ('textual', 'sklearn', 'jieba', 'rich') if m in sys.modules]; "
+        "sys.stderr.write(repr(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "[]", done.stderr
