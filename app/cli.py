@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -89,6 +90,15 @@ def cmd_import(args: argparse.Namespace) -> int:
                 if shown < MAX_PROBLEMS_SHOWN:
                     _err(f"error: {problem}")
                 shown += 1
+        if total.new_ids and store.topic_model() is not None:
+            from .clustering import assign_new
+
+            placed = assign_new(store, total.new_ids)
+            if placed:
+                _out(
+                    f"{placed} new entries joined their nearest topic "
+                    "(to rethink the topics: topiclens cluster)"
+                )
     if shown > MAX_PROBLEMS_SHOWN:
         _err(f"error: … and {shown - MAX_PROBLEMS_SHOWN} more problems")
     if len(args.paths) > 1:
@@ -159,6 +169,92 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_line(stage: str, fraction: float) -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\r{stage:<10} {fraction:4.0%}")
+        sys.stderr.flush()
+
+
+def cmd_cluster(args: argparse.Namespace) -> int:
+    from .clustering import cluster_store
+    from .clustering.anchors import AnchorsError
+    from .store.importer import ensure_corpus
+
+    if args.k is not None and args.k < 1:
+        _err("topiclens: --k must be at least 1")
+        return 2
+    with _open_store(args) as store:
+        ensure_corpus(store)
+        try:
+            report = cluster_store(
+                store, k=args.k, anchors_path=args.anchors, progress=_progress_line
+            )
+        except AnchorsError as exc:
+            _err(f"topiclens: {exc}")
+            return 2
+        if sys.stderr.isatty():
+            sys.stderr.write("\r" + " " * 20 + "\r")
+        _out(
+            f"{report.entries} entries in {report.topics} topics "
+            f"({report.tokenized} tokenized, {report.cached} from the cache; "
+            f"{report.kept_ids} topics kept their id) in {report.seconds['total']:.1f} s"
+        )
+    return 0
+
+
+def _topics_json(store: Any) -> dict[str, Any]:
+    entries = {e.id: e for e in store.entries()}
+    out = []
+    for t in store.topics():
+        out.append(
+            {
+                "id": t.id,
+                "name": t.name,
+                "keywords": [k for k, _ in t.keywords],
+                "size": t.size,
+                "entries": [
+                    {
+                        "id": e.id,
+                        "title": e.title,
+                        "summary": e.summary,
+                        "source": e.source,
+                        "date": e.date,
+                    }
+                    for e in (entries[i] for i in store.topic_entry_ids(t.id) if i in entries)
+                ],
+            }
+        )
+    return {"topics": out}
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    from .clustering import ensure_topics
+
+    with _open_store(args) as store:
+        ensure_topics(store)
+        if args.json:
+            _write_json(_topics_json(store))
+            return 0
+        for t in store.topics():
+            words = ", ".join(k for k, _ in t.keywords[:5])
+            _out(f"{t.id:>4}  {t.size:>5}  {t.name}  ({words})")
+    return 0
+
+
+def cmd_rename_topic(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        try:
+            found = store.rename_topic(args.id, args.name)
+        except ValueError as exc:
+            _err(f"topiclens: {exc}")
+            return 2
+    if not found:
+        _err(f"topiclens: no topic with id {args.id}; `topiclens topics` lists them")
+        return 1
+    _out(f"topic {args.id} is now {args.name.strip()!r}; the name survives re-clustering")
+    return 0
+
+
 # --- parser ------------------------------------------------------------------------
 
 
@@ -213,6 +309,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--json", action="store_true", help="print JSON (one object with an 'entries' list)"
     )
+
+    p = add(
+        "cluster",
+        cmd_cluster,
+        "group every entry into topics again (topics keep their ids and your names)",
+    )
+    p.add_argument("--k", type=int, metavar="N", help="number of topics (default: automatic)")
+    p.add_argument(
+        "--anchors",
+        type=Path,
+        metavar="FILE",
+        help="a TOML file of topic anchors (name and seed terms) instead of the bundled one",
+    )
+
+    p = add("topics", cmd_topics, "list the topics (grouping the entries first if needed)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON: {topics: [{id, name, keywords, size, entries: [...]}]}",
+    )
+
+    p = add("rename-topic", cmd_rename_topic, "give a topic your own name")
+    p.add_argument("id", type=int, metavar="ID", help="the topic's id (see `topiclens topics`)")
+    p.add_argument("name", metavar="NAME", help="the new name")
 
     return parser
 

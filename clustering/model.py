@@ -1,0 +1,497 @@
+"""Topics from tokens: TF-IDF, LSA, anchor-seeded KMeans, class-based TF-IDF names.
+
+Pure computation on token lists (no store, no I/O), in the shape scikit-learn users know:
+explicit parameters, a ``random_state`` for determinism. numpy, scipy and scikit-learn are
+imported inside the functions, so importing this module costs nothing.
+
+Measured choices (bench/bench_csl.py, docs/clustering.md): sublinear TF-IDF over terms
+seen in at least two entries, LSA to ``LSA_DIMS`` dimensions with unit-length rows, then
+KMeans with several starts; the best start by inertia wins.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .anchors import Anchor
+from .tokenize import Tokenizer, Vocabulary
+
+LSA_DIMS = 100
+N_INIT = 4
+MAX_SHARE = 0.30  # no cluster may hold more than this share of the entries
+K_MIN, K_MAX = 6, 48
+ANCHOR_MIN_SCORE = 0.12  # an entry seeds an anchor when its terms weigh this much
+TOP_KEYWORDS = 10
+TOP_TERMS = 5
+TOP_SIMILAR = 5
+SIMILAR_ALL_PAIRS_MAX = 20_000  # above this, similar entries are looked for within topics
+
+Progress = Callable[[str, float], None]
+
+
+def auto_k(n: int, n_anchors: int = 0) -> int:
+    """About sqrt(n) topics, at least the anchors plus a few, never more than K_MAX."""
+    if n <= 2:
+        return max(1, n)
+    k = round(math.sqrt(n))
+    k = max(k, K_MIN, n_anchors + 2)
+    k = min(k, K_MAX, max(2, n // 3))
+    return k
+
+
+@dataclass(slots=True)
+class Features:
+    """TF-IDF rows, the LSA projection and the unit-length LSA vectors of the entries."""
+
+    vocab: list[str]
+    idf: Any  # (V,) float32
+    tfidf: Any  # (n, V) csr, rows l2-normalised
+    counts: Any  # (n, V) csr raw counts
+    components: Any  # (d, V) float32, or None when LSA is skipped
+    vectors: Any  # (n, d) float32, unit rows
+
+
+def build_features(
+    docs: Sequence[Sequence[str]], *, random_state: int = 0, lsa_dims: int | None = LSA_DIMS
+) -> Features:
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from sklearn.preprocessing import normalize
+
+    counts, vocab = count_matrix(docs, min_df=2 if len(docs) >= 20 else 1)
+    transformer = TfidfTransformer(sublinear_tf=True)
+    tfidf = transformer.fit_transform(counts).astype(np.float32)
+    idf = transformer.idf_.astype(np.float32)
+    components = None
+    dims = min(lsa_dims or 0, tfidf.shape[1] - 1, tfidf.shape[0] - 1)
+    if lsa_dims and dims >= 2:
+        from sklearn.decomposition import TruncatedSVD
+
+        svd = TruncatedSVD(n_components=dims, random_state=random_state, n_iter=5)
+        vectors = svd.fit_transform(tfidf)
+        components = svd.components_.astype(np.float32)
+        vectors = normalize(vectors).astype(np.float32)
+    else:
+        vectors = tfidf.toarray()
+    return Features(vocab, idf, tfidf, counts, components, vectors)
+
+
+def count_matrix(docs: Sequence[Sequence[str]], *, min_df: int = 1) -> tuple[Any, list[str]]:
+    """Raw term counts (csr) over the terms found in at least ``min_df`` docs."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    index: dict[str, int] = {}
+    indices: list[int] = []
+    indptr = [0]
+    for doc in docs:
+        for t in doc:
+            j = index.get(t)
+            if j is None:
+                j = index[t] = len(index)
+            indices.append(j)
+        indptr.append(len(indices))
+    data = np.ones(len(indices), dtype=np.float32)
+    m = sp.csr_matrix(
+        (data, np.asarray(indices, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
+        shape=(len(docs), len(index)),
+    )
+    m.sum_duplicates()
+    vocab = [""] * len(index)
+    for t, j in index.items():
+        vocab[j] = t
+    if min_df > 1 and m.shape[1]:
+        df = np.bincount(m.indices, minlength=m.shape[1])
+        keep = np.flatnonzero(df >= min_df)
+        if len(keep):
+            m = m[:, keep]
+            vocab = [vocab[j] for j in keep]
+    # a stable column order (sorted terms) so results do not depend on document order
+    order = np.argsort(np.asarray(vocab, dtype=object), kind="stable")
+    m = m[:, order].tocsr()
+    vocab = [vocab[j] for j in order]
+    m.sort_indices()
+    return m, vocab
+
+
+def transform(
+    docs: Sequence[Sequence[str]], vocab: list[str], idf: Any, components: Any
+) -> tuple[Any, Any]:
+    """TF-IDF rows and unit LSA vectors of new docs, with a fitted vocabulary."""
+    import numpy as np
+    import scipy.sparse as sp
+    from sklearn.preprocessing import normalize
+
+    index = {t: j for j, t in enumerate(vocab)}
+    rows, cols = [], []
+    for i, doc in enumerate(docs):
+        for t in doc:
+            j = index.get(t)
+            if j is not None:
+                rows.append(i)
+                cols.append(j)
+    counts = sp.csr_matrix(
+        (np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(docs), len(vocab))
+    )
+    counts.sum_duplicates()
+    tf = counts.copy()
+    tf.data = 1.0 + np.log(tf.data)
+    tfidf = normalize(tf.multiply(idf.reshape(1, -1)).tocsr()).astype(np.float32)
+    vectors = tfidf @ components.T if components is not None else tfidf
+    if components is not None:
+        vectors = normalize(np.asarray(vectors)).astype(np.float32)
+    return tfidf, vectors
+
+
+@dataclass(slots=True)
+class TopicFit:
+    """The result of clustering: one label per doc, and what each topic is about."""
+
+    labels: Any  # (n,) int
+    centroids: Any  # (k, d) float32, unit rows
+    names: list[str]
+    anchors: list[str | None]  # the anchor each topic won, if any
+    keywords: list[list[tuple[str, float]]]  # display term, weight
+    keyword_tokens: list[list[tuple[str, float]]]  # token, weight (for new entries)
+    scores: Any  # (n,) cosine of each doc to its topic's centroid
+    terms: list[list[str]]  # per doc: display terms tying it to its topic
+    similar: list[list[tuple[int, float]]]  # per doc: (doc index, cosine)
+    features: Features
+    inertia: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+def anchor_groups(
+    features: Features, anchors: Sequence[Anchor], tokenizer: Tokenizer | None
+) -> list[tuple[Anchor, Any]]:
+    """For each anchor whose terms the corpus uses: the docs it seeds (doc indices).
+    A doc seeds the anchor whose terms weigh most in it, if they weigh enough."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    if not anchors:
+        return []
+    tk = tokenizer or Tokenizer()
+    index = {t: j for j, t in enumerate(features.vocab)}
+    cols: list[int] = []
+    rows: list[int] = []
+    for a, anchor in enumerate(anchors):
+        toks = {t for term in anchor.terms for t in tk(term)}
+        for t in toks:
+            j = index.get(t)
+            if j is not None:
+                rows.append(j)
+                cols.append(a)
+    if not rows:
+        return []
+    m = sp.csr_matrix(
+        (np.ones(len(rows), dtype=np.float32), (rows, cols)),
+        shape=(len(features.vocab), len(anchors)),
+    )
+    score = np.asarray((features.tfidf @ m).todense())
+    best = score.argmax(axis=1)
+    top = score[np.arange(len(best)), best]
+    out = []
+    min_docs = max(2, int(0.005 * score.shape[0]))
+    for a, anchor in enumerate(anchors):
+        members = np.flatnonzero((best == a) & (top >= ANCHOR_MIN_SCORE))
+        if len(members) >= min_docs:
+            out.append((anchor, members))
+    return out
+
+
+def _kmeans(x: Any, k: int, seeds: list[Any], random_state: int, n_init: int) -> tuple[Any, Any]:
+    """KMeans whose first centroids are the anchor seeds (when given) and the rest
+    k-means++; ``n_init`` starts, the lowest inertia wins."""
+    import numpy as np
+    from sklearn.cluster import KMeans, kmeans_plusplus
+
+    best = None
+    for trial in range(n_init):
+        rs = random_state + 7919 * trial
+        if seeds:
+            fixed = np.vstack(seeds)[:k]
+            rest = k - len(fixed)
+            if rest > 0:
+                extra, _ = kmeans_plusplus(np.asarray(x), rest, random_state=rs)
+                init = np.vstack([fixed, extra])
+            else:
+                init = fixed
+            km = KMeans(k, init=init, n_init=1, random_state=rs, max_iter=100)
+        else:
+            km = KMeans(k, init="k-means++", n_init=1, random_state=rs, max_iter=100)
+        km.fit(x)
+        if best is None or km.inertia_ < best.inertia_:
+            best = km
+    assert best is not None
+    return best.labels_.copy(), best.inertia_
+
+
+def _cap(x: Any, labels: Any, random_state: int, max_share: float) -> Any:
+    """Split any cluster holding more than ``max_share`` of the docs in two, until none do."""
+    import numpy as np
+    from sklearn.cluster import KMeans
+
+    n = len(labels)
+    limit = max(1, int(max_share * n))
+    for _ in range(64):
+        sizes = np.bincount(labels)
+        big = int(sizes.argmax())
+        if sizes[big] <= limit:
+            break
+        members = np.flatnonzero(labels == big)
+        km = KMeans(2, n_init=3, random_state=random_state).fit(x[members])
+        # identical docs cannot be told apart: split them by order
+        one = len(set(km.labels_.tolist())) < 2
+        halves = np.arange(len(members)) % 2 if one else km.labels_
+        labels[members[halves == 1]] = sizes.shape[0]
+    return labels
+
+
+def _relabel(labels: Any) -> Any:
+    import numpy as np
+
+    _, inverse = np.unique(labels, return_inverse=True)
+    return inverse
+
+
+def class_tfidf(counts: Any, labels: Any, k: int) -> Any:
+    """Class-based TF-IDF (k, V): a term's share of a topic's words, times
+    log(1 + average words per topic / the term's count over all topics)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    onehot = sp.csr_matrix(
+        (np.ones(len(labels), dtype=np.float32), (labels, np.arange(len(labels)))),
+        shape=(k, len(labels)),
+    )
+    per_class = np.asarray((onehot @ counts).todense(), dtype=np.float64)
+    totals = per_class.sum(axis=1, keepdims=True)
+    tf = per_class / np.maximum(totals, 1)
+    freq = per_class.sum(axis=0)
+    avg = totals.mean()
+    idf = np.log1p(avg / np.maximum(freq, 1))
+    return (tf * idf).astype(np.float32)
+
+
+def _near_duplicate(a: str, b: str) -> bool:
+    """ "KV / KV缓存 / 缓存" is one idea: one term inside the other, spaces and case aside."""
+    x, y = a.replace(" ", "").lower(), b.replace(" ", "").lower()
+    return x in y or y in x
+
+
+def distinct_terms(
+    ranked: Sequence[tuple[str, float]], vocab: Vocabulary, limit: int
+) -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    for token, weight in ranked:
+        label = vocab.display(token)
+        if any(_near_duplicate(label, kept) for kept, _ in out):
+            continue
+        out.append((label, weight))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def topic_name(keywords: Sequence[tuple[str, float]]) -> str:
+    """A short name from a topic's distinctive terms: the first two, capitalised."""
+    words = [k for k, _ in keywords[:2]]
+    if not words:
+        return "Miscellaneous"
+    return " / ".join(w[:1].upper() + w[1:] if w[:1].islower() else w for w in words)
+
+
+def similar_pairs(
+    vectors: Any, labels: Any, top: int = TOP_SIMILAR
+) -> list[list[tuple[int, float]]]:
+    """Each doc's ``top`` most similar docs by cosine (all pairs, or within its topic
+    when the corpus is large)."""
+    import numpy as np
+
+    n = vectors.shape[0]
+    out: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    dense = np.asarray(vectors.todense()) if hasattr(vectors, "todense") else vectors
+    groups = (
+        [np.arange(n)]
+        if n <= SIMILAR_ALL_PAIRS_MAX
+        else [np.flatnonzero(labels == c) for c in range(int(labels.max()) + 1)]
+    )
+    for members in groups:
+        if len(members) < 2:
+            continue
+        sub = dense[members]
+        m = min(top, len(members) - 1)
+        for start in range(0, len(members), 2048):
+            block = sub[start : start + 2048] @ sub.T
+            rows = np.arange(block.shape[0])
+            block[rows, rows + start] = -np.inf
+            idx = np.argpartition(-block, m - 1, axis=1)[:, :m]
+            part = np.take_along_axis(block, idx, axis=1)
+            order = np.argsort(-part, axis=1, kind="stable")
+            idx = np.take_along_axis(idx, order, axis=1)
+            part = np.take_along_axis(part, order, axis=1)
+            for r in range(block.shape[0]):
+                out[int(members[start + r])] = [
+                    (int(members[j]), float(s)) for j, s in zip(idx[r], part[r], strict=True)
+                ]
+    return out
+
+
+def doc_terms(
+    tfidf: Any,
+    labels: Any,
+    ctfidf: Any,
+    vocab_tokens: list[str],
+    vocab: Vocabulary,
+    top: int = TOP_TERMS,
+) -> list[list[str]]:
+    """The terms tying each doc to its topic: its TF-IDF weight times the topic's."""
+    import numpy as np
+
+    out: list[list[str]] = [[] for _ in range(tfidf.shape[0])]
+    for c in range(ctfidf.shape[0]):
+        members = np.flatnonzero(labels == c)
+        if not len(members):
+            continue
+        sub = tfidf[members].multiply(ctfidf[c].reshape(1, -1)).tocsr()
+        for r, doc in enumerate(members):
+            lo, hi = sub.indptr[r], sub.indptr[r + 1]
+            if lo == hi:
+                continue
+            data, cols = sub.data[lo:hi], sub.indices[lo:hi]
+            picked: list[str] = []
+            for j in np.argsort(-data, kind="stable"):
+                if data[j] <= 0:
+                    break
+                label = vocab.display(vocab_tokens[cols[j]])
+                if not any(_near_duplicate(label, p) for p in picked):
+                    picked.append(label)
+                if len(picked) >= top:
+                    break
+            out[int(doc)] = picked
+    return out
+
+
+def fit_topics(
+    docs: Sequence[Sequence[str]],
+    *,
+    k: int | None = None,
+    anchors: Sequence[Anchor] = (),
+    random_state: int = 0,
+    n_init: int = N_INIT,
+    lsa_dims: int | None = LSA_DIMS,
+    max_share: float | None = MAX_SHARE,
+    tokenizer: Tokenizer | None = None,
+    with_similar: bool = True,
+    progress: Progress | None = None,
+) -> TopicFit:
+    """Cluster tokenized docs into topics. Deterministic for a given ``random_state``."""
+    import time
+
+    import numpy as np
+
+    stages: dict[str, float] = {}
+    t0 = time.perf_counter()
+
+    def mark(stage: str, fraction: float) -> None:
+        nonlocal t0
+        now = time.perf_counter()
+        stages[stage] = stages.get(stage, 0.0) + now - t0
+        t0 = now
+        if progress:
+            progress(stage, fraction)
+
+    tk = tokenizer or (Tokenizer() if anchors else None)
+    vocab = tk.vocab if tk else _default_vocab()
+    n = len(docs)
+    if n == 0:
+        raise ValueError("no entries to cluster")
+    features = build_features(docs, random_state=random_state, lsa_dims=lsa_dims)
+    mark("features", 0.6)
+    x = features.vectors
+    groups = anchor_groups(features, anchors, tk)
+    if k is None:
+        k = auto_k(n, len(groups))
+    k = max(1, min(k, n))
+    groups = sorted(groups, key=lambda g: -len(g[1]))[:k]
+    seeds = []
+    for _, members in groups:
+        c = np.asarray(x[members].mean(axis=0)).ravel()
+        seeds.append(c / (np.linalg.norm(c) or 1.0))
+    labels, inertia = _kmeans(x, k, seeds, random_state, n_init)
+    if max_share is not None and n >= 10:
+        labels = _cap(x, labels, random_state, max_share)
+    labels = _relabel(labels)
+    k = int(labels.max()) + 1
+    mark("kmeans", 0.75)
+
+    # anchors win the clusters most of their seed docs went to
+    won: list[str | None] = [None] * k
+    votes = []
+    for anchor, members in groups:
+        counts = np.bincount(labels[members], minlength=k)
+        for c in np.flatnonzero(counts):
+            votes.append((int(counts[c]), anchor.name, int(c)))
+    taken: set[str] = set()
+    for count, name, c in sorted(votes, key=lambda v: (-v[0], v[1], v[2])):
+        size = int((labels == c).sum())
+        if won[c] is None and name not in taken and count >= 2 and count >= 0.25 * size:
+            won[c] = name
+            taken.add(name)
+
+    ctf = class_tfidf(features.counts, labels, k)
+    keyword_tokens: list[list[tuple[str, float]]] = []
+    keywords: list[list[tuple[str, float]]] = []
+    names: list[str] = []
+    for c in range(k):
+        order = np.argsort(-ctf[c], kind="stable")[: TOP_KEYWORDS * 4]
+        ranked = [(features.vocab[j], float(ctf[c, j])) for j in order if ctf[c, j] > 0]
+        keyword_tokens.append(ranked[:50])
+        kw = distinct_terms(ranked, vocab, TOP_KEYWORDS)
+        keywords.append(kw)
+        names.append(won[c] or topic_name(kw))
+    names = _unique_names(names)
+
+    centroids = np.vstack(
+        [np.asarray(x[labels == c].mean(axis=0)).ravel() for c in range(k)]
+    ).astype(np.float32)
+    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    dense = np.asarray(x.todense()) if hasattr(x, "todense") else x
+    scores = np.einsum("ij,ij->i", dense, centroids[labels])
+    terms = doc_terms(features.tfidf, labels, ctf, features.vocab, vocab)
+    mark("name", 0.85)
+    similar = similar_pairs(dense, labels) if with_similar else [[] for _ in range(n)]
+    mark("similar", 0.9)
+    return TopicFit(
+        labels=labels,
+        centroids=centroids,
+        names=names,
+        anchors=won,
+        keywords=keywords,
+        keyword_tokens=keyword_tokens,
+        scores=scores,
+        terms=terms,
+        similar=similar,
+        features=features,
+        inertia=float(inertia),
+        stages=stages,
+    )
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
+
+
+def _default_vocab() -> Vocabulary:
+    from .tokenize import vocabulary
+
+    return vocabulary()

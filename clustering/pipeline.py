@@ -1,0 +1,379 @@
+"""The clustering pipeline over a store: tokens (cached), topics, identity kept.
+
+- :func:`cluster_store` re-clusters every entry and writes the result in one transaction;
+  new clusters are matched to the old topics (same anchor, else most shared entries), so
+  a topic keeps its id, and a name the user gave it, across re-clusters.
+- :func:`assign_new` puts freshly imported entries into their nearest topic at once.
+- :func:`ensure_topics` is the first start: bundled corpus, then topics.
+
+Tokens are cached in the store per entry, keyed by a hash of the entry's text and the
+tokenizer version: each entry is tokenized once, ever (until its text or the tokenizer
+changes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .anchors import load_anchors
+
+if TYPE_CHECKING:
+    from topiclens.store.db import Store
+
+Progress = Callable[[str, float], None]
+MODEL_FORMAT = "topiclens-topic-model-1"
+MATCH_MIN_JACCARD = 0.2
+_SEP = "\x1f"
+
+
+@dataclass(slots=True)
+class ClusterReport:
+    entries: int = 0
+    topics: int = 0
+    tokenized: int = 0  # entries tokenized now
+    cached: int = 0  # entries whose tokens came from the cache
+    anchored: list[str] = field(default_factory=list)  # anchors that won a topic
+    kept_ids: int = 0  # topics that kept the id of an old topic
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def entry_tokens(
+    store: Store,
+    items: Sequence[tuple[str, str]],
+    progress: Callable[[float], None] | None = None,
+) -> tuple[list[list[str]], int]:
+    """Tokens for (entry id, text) pairs, from the cache where it is current; the rest
+    are tokenized (on every core when many) and cached. Returns (tokens, how many were
+    tokenized now)."""
+    from .tokenize import tokenize_many, tokenizer_version
+
+    version = tokenizer_version()
+    cached = store.cached_tokens(version)
+    out: list[list[str] | None] = [None] * len(items)
+    missing: list[int] = []
+    hashes = [content_hash(text) for _, text in items]
+    for i, (eid, _) in enumerate(items):
+        hit = cached.get(eid)
+        if hit is not None and hit[0] == hashes[i]:
+            blob = hit[1]
+            out[i] = blob.decode("utf-8").split(_SEP) if blob else []
+        else:
+            missing.append(i)
+    del cached
+    if missing:
+        fresh = tokenize_many([items[i][1] for i in missing], progress=progress)
+        rows = []
+        for i, toks in zip(missing, fresh, strict=True):
+            out[i] = toks
+            rows.append((items[i][0], hashes[i], version, _SEP.join(toks).encode("utf-8")))
+        store.put_tokens(rows)
+    return [t if t is not None else [] for t in out], len(missing)
+
+
+def _match_topics(
+    store: Store, members: list[list[str]], anchors: list[str | None]
+) -> tuple[list[int], list[bool], int]:
+    """An id for each new cluster: the old topic's id when they share an anchor or
+    enough entries (Jaccard >= MATCH_MIN_JACCARD), else a new, never used id."""
+    old_topics = {t.id: t for t in store.topics()}
+    old_assign = store.assignments()
+    old_sizes: dict[int, int] = {}
+    for tid in old_assign.values():
+        old_sizes[tid] = old_sizes.get(tid, 0) + 1
+    ids: list[int | None] = [None] * len(members)
+    used: set[int] = set()
+    for c, anchor in enumerate(anchors):
+        if anchor is None:
+            continue
+        for t in old_topics.values():
+            if t.anchor == anchor and t.id not in used:
+                ids[c] = t.id
+                used.add(t.id)
+                break
+    pairs = []
+    for c, ents in enumerate(members):
+        if ids[c] is not None:
+            continue
+        overlap: dict[int, int] = {}
+        for eid in ents:
+            tid = old_assign.get(eid)
+            if tid is not None and tid not in used:
+                overlap[tid] = overlap.get(tid, 0) + 1
+        for tid, n in overlap.items():
+            jaccard = n / (len(ents) + old_sizes.get(tid, 0) - n)
+            if jaccard >= MATCH_MIN_JACCARD:
+                pairs.append((jaccard, n, c, tid))
+    for _, _, c, tid in sorted(pairs, key=lambda p: (-p[0], -p[1], p[2], p[3])):
+        if ids[c] is None and tid not in used:
+            ids[c] = tid
+            used.add(tid)
+    high = max([0, *old_topics, int(store.get_meta("clustering.max_topic_id") or 0)])
+    final: list[int] = []
+    for i in ids:
+        if i is None:
+            high += 1
+            i = high
+        final.append(i)
+    store.set_meta("clustering.max_topic_id", str(high))
+    named = [i is not None and i in old_topics and old_topics[i].user_named for i in ids]
+    return final, named, sum(1 for i in ids if i is not None)
+
+
+def cluster_store(
+    store: Store,
+    *,
+    k: int | None = None,
+    anchors_path: Path | None = None,
+    random_state: int = 0,
+    progress: Progress | None = None,
+) -> ClusterReport:
+    """Re-cluster every entry in the store and write topics, assignments (with score and
+    the terms tying each entry to its topic), similar entries and the fitted model."""
+    from topiclens.store.models import Topic
+
+    from .model import fit_topics
+    from .tokenize import Tokenizer, tokenizer_version
+
+    report = ClusterReport()
+    t0 = time.perf_counter()
+
+    def say(stage: str, fraction: float) -> None:
+        if progress:
+            progress(stage, fraction)
+
+    anchors = load_anchors(anchors_path)
+    say("tokenize", 0.0)
+    items = store.entry_texts()
+    report.entries = len(items)
+    if not items:
+        raise ValueError("the store has no entries to cluster; import some first")
+    docs, report.tokenized = entry_tokens(store, items, progress=lambda f: say("tokenize", 0.5 * f))
+    report.cached = len(items) - report.tokenized
+    report.seconds["tokenize"] = time.perf_counter() - t0
+
+    fit = fit_topics(
+        docs,
+        k=k,
+        anchors=anchors,
+        random_state=random_state,
+        tokenizer=Tokenizer(),
+        progress=lambda stage, f: say(stage, f),
+    )
+    report.seconds.update(fit.stages)
+    t1 = time.perf_counter()
+    ids = [eid for eid, _ in items]
+    n_topics = len(fit.names)
+    members: list[list[str]] = [[] for _ in range(n_topics)]
+    for i, c in enumerate(fit.labels.tolist()):
+        members[c].append(ids[i])
+    topic_ids, user_named, report.kept_ids = _match_topics(store, members, fit.anchors)
+    topics = [
+        Topic(
+            id=topic_ids[c],
+            name=fit.names[c],
+            keywords=[(w, round(v, 6)) for w, v in fit.keywords[c]],
+            size=len(members[c]),
+            user_named=user_named[c],
+            anchor=fit.anchors[c],
+        )
+        for c in range(n_topics)
+    ]
+    labels = fit.labels.tolist()
+    assignments = {
+        ids[i]: (topic_ids[labels[i]], float(fit.scores[i]), fit.terms[i]) for i in range(len(ids))
+    }
+    similar = {ids[i]: [(ids[j], round(s, 6)) for j, s in fit.similar[i]] for i in range(len(ids))}
+    say("store", 0.95)
+    store.replace_topics(topics, assignments, similar)
+    store.save_topic_model(
+        tokenizer_version(), _dump_model(fit, topic_ids, ids, [c for c in labels])
+    )
+    report.seconds["store"] = time.perf_counter() - t1
+    report.topics = n_topics
+    report.anchored = [a for a in fit.anchors if a]
+    report.seconds["total"] = time.perf_counter() - t0
+    say("done", 1.0)
+    return report
+
+
+# --- the fitted model, for entries imported later ----------------------------------------
+
+
+def _dump_model(fit: Any, topic_ids: list[int], ids: list[str], labels: list[int]) -> bytes:
+    import numpy as np
+
+    f = fit.features
+    kw_tokens = [[t for t, _ in kws] for kws in fit.keyword_tokens]
+    kw_weights = [[w for _, w in kws] for kws in fit.keyword_tokens]
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        format=np.frombuffer(MODEL_FORMAT.encode(), dtype=np.uint8),
+        vocab=np.frombuffer(_SEP.join(f.vocab).encode("utf-8"), dtype=np.uint8),
+        idf=f.idf.astype(np.float32),
+        components=(
+            f.components if f.components is not None else np.zeros((0, 0), dtype=np.float32)
+        ),
+        centroids=fit.centroids.astype(np.float32),
+        topic_ids=np.asarray(topic_ids, dtype=np.int64),
+        kw_tokens=np.frombuffer(
+            "\x1e".join(_SEP.join(t) for t in kw_tokens).encode("utf-8"), dtype=np.uint8
+        ),
+        kw_weights=np.asarray(
+            [w + [0.0] * (50 - len(w)) for w in kw_weights], dtype=np.float32
+        ).reshape(len(kw_weights), 50),
+        doc_ids=np.frombuffer(_SEP.join(ids).encode("ascii"), dtype=np.uint8),
+        doc_vectors=np.asarray(f.vectors, dtype=np.float16)
+        if f.components is not None
+        else np.zeros((0, 0), dtype=np.float16),
+    )
+    return buf.getvalue()
+
+
+@dataclass(slots=True)
+class _Model:
+    vocab: list[str]
+    idf: Any
+    components: Any
+    centroids: Any
+    topic_ids: list[int]
+    keywords: list[dict[str, float]]
+    doc_ids: list[str]
+    doc_vectors: Any
+
+
+def _load_model(blob: bytes) -> _Model | None:
+    import numpy as np
+
+    try:
+        z = np.load(io.BytesIO(blob), allow_pickle=False)
+        if bytes(z["format"]).decode() != MODEL_FORMAT:
+            return None
+        kw_raw = bytes(z["kw_tokens"]).decode("utf-8")
+        weights = z["kw_weights"]
+        keywords = []
+        for c, part in enumerate(kw_raw.split("\x1e")):
+            toks = part.split(_SEP) if part else []
+            keywords.append({t: float(weights[c, i]) for i, t in enumerate(toks)})
+        comps = z["components"]
+        doc_raw = bytes(z["doc_ids"]).decode("ascii")
+        return _Model(
+            vocab=bytes(z["vocab"]).decode("utf-8").split(_SEP),
+            idf=z["idf"],
+            components=comps if comps.size else None,
+            centroids=z["centroids"],
+            topic_ids=[int(t) for t in z["topic_ids"]],
+            keywords=keywords,
+            doc_ids=doc_raw.split(_SEP) if doc_raw else [],
+            doc_vectors=z["doc_vectors"],
+        )
+    except (ValueError, KeyError, OSError, UnicodeDecodeError):
+        return None
+
+
+def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
+    """Put entries into their nearest existing topic now, without a re-cluster (the
+    topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
+    in a topic are left alone. Returns how many were assigned."""
+    import numpy as np
+
+    from .model import TOP_SIMILAR, TOP_TERMS
+    from .tokenize import vocabulary
+
+    saved = store.topic_model()
+    if saved is None or not entry_ids:
+        return 0
+    model = _load_model(saved[1])
+    if model is None:
+        return 0
+    live = {t.id for t in store.topics()}
+    assigned = store.assignments()
+    todo = [e for e in store.entries(list(dict.fromkeys(entry_ids))) if e.id not in assigned]
+    if not todo:
+        return 0
+    from .model import transform
+
+    docs, _ = entry_tokens(store, [(e.id, e.text()) for e in todo])
+    tfidf, vectors = transform(docs, model.vocab, model.idf, model.components)
+    dense = np.asarray(vectors.todense()) if hasattr(vectors, "todense") else vectors
+    sims = dense @ model.centroids.T
+    # only topics that still exist (a topic can be gone since the model was saved)
+    alive = np.asarray([tid in live for tid in model.topic_ids])
+    if not alive.any():
+        return 0
+    sims[:, ~alive] = -np.inf
+    best = sims.argmax(axis=1)
+    vocab = vocabulary()
+    out: dict[str, tuple[int, float, list[str]]] = {}
+    similar: dict[str, list[tuple[str, float]]] = {}
+    doc_vecs = (
+        model.doc_vectors.astype(np.float32)
+        if model.doc_vectors.size and model.components is not None
+        else None
+    )
+    for r, e in enumerate(todo):
+        c = int(best[r])
+        kws = model.keywords[c]
+        lo, hi = tfidf.indptr[r], tfidf.indptr[r + 1]
+        weighted = sorted(
+            (
+                (float(tfidf.data[j]) * kws.get(model.vocab[tfidf.indices[j]], 0.0), j)
+                for j in range(lo, hi)
+            ),
+            key=lambda p: (-p[0], p[1]),
+        )
+        terms: list[str] = []
+        for w, j in weighted:
+            if w <= 0 or len(terms) >= TOP_TERMS:
+                break
+            label = vocab.display(model.vocab[tfidf.indices[j]])
+            if label not in terms:
+                terms.append(label)
+        score = float(sims[r, c]) if np.isfinite(sims[r, c]) else 0.0
+        out[e.id] = (model.topic_ids[c], score, terms)
+        if doc_vecs is not None and len(doc_vecs):
+            cos = doc_vecs @ dense[r]
+            m = min(TOP_SIMILAR, len(cos))
+            idx = np.argpartition(-cos, m - 1)[:m]
+            idx = idx[np.argsort(-cos[idx], kind="stable")]
+            similar[e.id] = [(model.doc_ids[j], round(float(cos[j]), 6)) for j in idx]
+    store.add_assignments(out, similar)
+    return len(out)
+
+
+def ensure_topics(store: Store, progress: Progress | None = None) -> bool:
+    """On a first start: an empty store gets the bundled corpus; entries without topics
+    get clustered; entries left out of existing topics join their nearest one. Returns
+    True if it did any of that."""
+    from topiclens.store.importer import ensure_corpus
+
+    did = False
+    if store.count_entries() == 0:
+        if progress:
+            progress("import", 0.0)
+        did = ensure_corpus(store) is not None
+    if store.count_entries() == 0:
+        return did
+    if not store.topics():
+        cluster_store(store, progress=progress)
+        return True
+    missing = store.unassigned_ids()
+    if missing:
+        if progress:
+            progress("assign", 0.5)
+        if assign_new(store, missing):
+            did = True
+        elif store.topic_model() is None:
+            cluster_store(store, progress=progress)
+            did = True
+    return did

@@ -1,0 +1,302 @@
+"""Bilingual tokenizing: jieba for Chinese, whole lower-cased identifiers for English.
+
+What comes out is what clusters: subject words only. In order, the text is NFKC-normalised
+and lower-cased; the digest's boilerplate phrasing is cut (``assets/boilerplate.txt``);
+bilingual concepts are found (``assets/concepts.tsv``: 投机解码 = 推测解码 = speculative
+decoding all become one token, and a narrower concept such as NVLink also yields its
+broader one, interconnect); what is left is split into English identifiers
+(``deepseek-v4-flash``, ``w4a16``) and Chinese runs cut by jieba with a domain user
+dictionary (``assets/userdict.txt``); numbers, punctuation, single characters and stop
+words (``assets/stopwords.txt``) are dropped.
+
+jieba is imported when a :class:`Tokenizer` is first used, never at module import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+# Bump when the code below changes what tokens come out; assets are hashed in as well.
+CODE_VERSION = "1"
+ASSET_FILES = ("concepts.tsv", "stopwords.txt", "boilerplate.txt", "userdict.txt")
+USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better here
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_PIECES = re.compile(
+    rf"(?P<han>[{_HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)"
+)
+_SPACE = re.compile(r"\s+")
+
+
+def read_asset(name: str) -> str:
+    return resources.files("topiclens.assets").joinpath(name).read_text(encoding="utf-8")
+
+
+def _lines(text: str) -> Iterator[str]:
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            yield line
+
+
+def fold(text: str) -> str:
+    """The form tokens are made from: NFKC, lower-cased."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    token: str  # lower-cased label: what the vectoriser sees
+    label: str  # the label as written: what a reader sees
+    broader: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Vocabulary:
+    """The assets, parsed: concepts by surface form, stop words, boilerplate patterns."""
+
+    concepts: dict[str, Concept] = field(default_factory=dict)  # by token
+    surfaces: dict[str, str] = field(default_factory=dict)  # folded surface -> token
+    stopwords: frozenset[str] = frozenset()
+    boilerplate: re.Pattern[str] | None = None
+    version: str = ""
+
+    def display(self, token: str) -> str:
+        concept = self.concepts.get(token)
+        return concept.label if concept else token
+
+    def expand(self, token: str) -> list[str]:
+        """A concept token and every broader concept it implies, in order, once each."""
+        out = [token]
+        i = 0
+        while i < len(out):
+            concept = self.concepts.get(out[i])
+            if concept:
+                out.extend(b for b in concept.broader if b not in out)
+            i += 1
+        return out
+
+
+def parse_concepts(text: str, where: str = "concepts.tsv") -> tuple[dict[str, Concept], dict]:
+    concepts: dict[str, Concept] = {}
+    surfaces: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip("\n")
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) < 2 or not cols[0].strip():
+            raise ValueError(f"{where}:{number}: expected 'label<TAB>forms[<TAB>broader]'")
+        label = cols[0].strip()
+        token = fold(label)
+        broader = (
+            tuple(fold(b.strip()) for b in cols[2].split("|") if b.strip())
+            if (len(cols) > 2)
+            else ()
+        )
+        concepts[token] = Concept(token, label, broader)
+        for form in [label, *cols[1].split("|")]:
+            folded = _SPACE.sub(" ", fold(form.strip()))
+            if folded:
+                surfaces.setdefault(folded, token)
+    for concept in concepts.values():
+        for b in concept.broader:
+            if b not in concepts:
+                raise ValueError(f"{where}: {concept.label!r} names unknown broader {b!r}")
+    return concepts, surfaces
+
+
+def _is_latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
+    """One regex for every surface form, built as a trie so that it runs in one pass and
+    prefers the longest form. A space in a form matches any whitespace or none; Latin
+    forms match whole words only."""
+    trie: dict[str, Any] = {}
+    for s in surfaces:
+        node = trie
+        for ch in s:
+            node = node.setdefault(ch, {})
+        node[""] = True
+
+    def build(node: dict[str, Any], last: str) -> str:
+        alts = []
+        for ch in sorted(k for k in node if k):
+            piece = r"\s*" if ch == " " else re.escape(ch)
+            alts.append(piece + build(node[ch], ch))
+        if "" in node:
+            alts.append("(?![a-z0-9])" if _is_latin(last) else "")
+        if len(alts) == 1:
+            return alts[0]
+        return "(?:" + "|".join(alts) + ")"
+
+    top = []
+    for ch in sorted(trie):
+        guard = "(?<![a-z0-9])" if _is_latin(ch) else ""
+        top.append(guard + re.escape(ch) + build(trie[ch], ch))
+    return re.compile("|".join(top) if top else r"(?!x)x")
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    """The bundled assets, parsed once per process."""
+    texts = {name: read_asset(name) for name in ASSET_FILES}
+    concepts, surfaces = parse_concepts(texts["concepts.tsv"])
+    stop = frozenset(fold(w) for w in _lines(texts["stopwords.txt"]))
+    patterns = list(_lines(texts["boilerplate.txt"]))
+    digest = hashlib.sha256(CODE_VERSION.encode() + str(USE_HMM).encode())
+    for name in ASSET_FILES:
+        digest.update(texts[name].encode("utf-8"))
+    return Vocabulary(
+        concepts=concepts,
+        surfaces=surfaces,
+        stopwords=stop,
+        boilerplate=re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None,
+        version=digest.hexdigest()[:16],
+    )
+
+
+def tokenizer_version() -> str:
+    return vocabulary().version
+
+
+class Tokenizer:
+    """Turns an entry's text into subject tokens. Build one per process (jieba's
+    dictionary loads once, about a second) and call it for every text."""
+
+    def __init__(self, vocab: Vocabulary | None = None) -> None:
+        self.vocab = vocab or vocabulary()
+        self._surface_re = surface_pattern(self.vocab.surfaces)
+        self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
+        self._jieba: Any = None
+
+    @property
+    def version(self) -> str:
+        return self.vocab.version
+
+    def _cutter(self) -> Any:
+        if self._jieba is None:
+            import logging
+
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)
+            tk = jieba.Tokenizer()
+            with resources.as_file(
+                resources.files("topiclens.assets").joinpath("userdict.txt")
+            ) as path:
+                tk.load_userdict(str(path))
+            self._jieba = tk
+        return self._jieba
+
+    def _words(self, segment: str, out: list[str]) -> None:
+        vocab = self.vocab
+        stop = vocab.stopwords
+        for m in _PIECES.finditer(segment):
+            han = m.group("han")
+            if han is not None:
+                if len(han) < 2:
+                    continue
+                for word in self._cutter().cut(han, HMM=USE_HMM):
+                    if len(word) > 1 and word not in stop:
+                        token = vocab.surfaces.get(word)
+                        if token is None:
+                            out.append(word)
+                        else:
+                            out.extend(vocab.expand(token))
+                continue
+            word = m.group("lat")
+            if len(word) < 2 or word in stop:
+                continue
+            if (
+                len(word) >= 5
+                and word.isalpha()
+                and word.endswith("s")
+                and not word.endswith(("ss", "us", "is"))
+            ):
+                word = word[:-1]
+            out.append(word)
+
+    def __call__(self, text: str) -> list[str]:
+        folded = fold(text)
+        if self.vocab.boilerplate is not None:
+            folded = self.vocab.boilerplate.sub(" ", folded)
+        out: list[str] = []
+        start = 0
+        for m in self._surface_re.finditer(folded):
+            if m.start() > start:
+                self._words(folded[start : m.start()], out)
+            surface = _SPACE.sub(" ", m.group()).strip()
+            # "kv缓存" is the form "kv 缓存" written without its space
+            token = self.vocab.surfaces.get(surface) or self._compact.get(surface.replace(" ", ""))
+            if token is not None:
+                out.extend(self.vocab.expand(token))
+            start = m.end()
+        if start < len(folded):
+            self._words(folded[start:], out)
+        return out
+
+
+# --- bulk tokenizing, one tokenizer per worker process ---------------------------------
+
+_WORKER: Tokenizer | None = None
+
+
+def _init_worker() -> None:
+    global _WORKER
+    _WORKER = Tokenizer()
+    _WORKER._cutter()
+
+
+def _work(texts: list[str]) -> list[list[str]]:
+    assert _WORKER is not None
+    return [_WORKER(t) for t in texts]
+
+
+PARALLEL_MIN = 2000  # below this, starting workers costs more than it saves
+
+
+def tokenize_many(
+    texts: list[str],
+    *,
+    processes: int | None = None,
+    progress: Any = None,
+) -> list[list[str]]:
+    """Tokenize many texts, in order, on every core when there are enough of them.
+    ``progress(done_fraction)`` is called from the calling thread."""
+    import os
+
+    n = len(texts)
+    workers = processes if processes is not None else (os.cpu_count() or 1)
+    if n < PARALLEL_MIN or workers <= 1:
+        tk = Tokenizer()
+        out = []
+        step = max(1, n // 20)
+        for i, t in enumerate(texts):
+            out.append(tk(t))
+            if progress and (i + 1) % step == 0:
+                progress((i + 1) / n)
+        return out
+    import multiprocessing
+
+    chunk = 250
+    chunks = [texts[i : i + chunk] for i in range(0, n, chunk)]
+    out = []
+    # spawn, not fork: the reader calls this from a thread, and forking a threaded
+    # process can deadlock
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(workers, initializer=_init_worker) as pool:
+        for i, part in enumerate(pool.imap(_work, chunks)):
+            out.extend(part)
+            if progress:
+                progress((i + 1) / len(chunks))
+    return out
