@@ -596,3 +596,55 @@ def test_export_bookmarks_writes_what_render_gives(store: Store, tmp_path: Path,
     with pytest.raises(ExportExists):
         export_bookmarks(store, "md", tmp_path / default_filename("md"))
     assert export_bookmarks(store, "md", tmp_path / default_filename("md"), force=True)
+
+
+_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\n\t"),
+    min_size=0,
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(title=_TEXT, summary=_TEXT, comment=_TEXT, note=_TEXT, source=_TEXT)
+def test_any_text_survives_every_format(
+    title: str, summary: str, comment: str, note: str, source: str
+):
+    import tempfile
+
+    title, summary = title.strip() or "t", summary.strip() or "s"
+    e = Entry(entry_id(title, summary, comment), title, summary, comment, source=source)
+    with tempfile.TemporaryDirectory() as tmp, Store.open_dir(tmp) as s:
+        s.add_entries([e])
+        s.set_bookmark(e.id, True, note)
+        b = s.bookmarks()[0]
+        row = dict(
+            zip(
+                CSV_COLUMNS,
+                list(csv.reader(io.StringIO(render(s, "csv").decode("utf-8-sig"), newline="")))[1],
+                strict=True,
+            )
+        )
+        assert (row["title"], row["summary"], row["comment"], row["note"], row["source"]) == (
+            title,
+            summary,
+            comment,
+            note,
+            source,
+        )
+        got = orjson.loads(render(s, "json"))["bookmarks"][0]
+        assert (got["entry"]["title"], got["entry"]["summary"], got["note"]) == (
+            title,
+            summary,
+            note,
+        )
+        _, records = parse_markdown(render(s, "md"))
+        page = ExportPage()
+        page.feed(render(s, "html").decode("utf-8"))
+        for rec in (records[0], page.records[0]):
+            assert rec["title"] == one_line(title)
+            assert rec["summary"] == lines_of(summary)
+            assert rec.get("comment", "") == lines_of(comment)
+            assert rec.get("note", "") == lines_of(b.note)
+        assert page.records[0].get("source", "") == one_line(source)
+        assert records[0]["facts"].get("Source", "") == one_line(source)
