@@ -281,7 +281,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    p = add("import", cmd_import, "import digest, listing or JSON Lines files into the store")
+    p = add(
+        "import",
+        cmd_import,
+        "import digest, listing or JSON Lines files into the store, or restore the "
+        "bookmarks of a JSON export",
+    )
     p.add_argument(
         "paths", nargs="+", metavar="PATH", help="files to import (format detected from content)"
     )
