@@ -94,7 +94,6 @@ MAIN: tuple[Command, ...] = (
         "Note",
         "Write the bookmark's note (bookmarks the entry)",
         "edit_note",
-        footer=True,
     ),
     Command(
         "show-bookmarks",

@@ -8,7 +8,6 @@ reported, never fatal: the reader opens with its default keys.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 from topiclens.paths import ENV_HOME
@@ -35,6 +34,8 @@ def load_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
         return {}, []
     except OSError as exc:
         return {}, [f"{path}: cannot read the keymap ({exc.strerror})"]
+    import tomllib  # only when there is a keymap file: it costs a start without one
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Label, ProgressBar
+from textual.widgets import Footer
 from textual.worker import Worker, WorkerState, get_current_worker
 from topiclens.store import Store, Topic
 
@@ -42,19 +42,19 @@ class MainScreen(Screen[None]):
         self.search_query: str | None = None
         self.preparing = False
         self._version = 0
+        self._stage: Any = None
+        self._bar: Any = None
+        self._progress_box: Any = None
 
     # --- layout ----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="progress"):
-            yield Label("Starting…", id="progress-stage")
-            yield ProgressBar(total=100, show_eta=False, id="progress-bar")
         with Horizontal(id="body"):
             yield TopicList(id="topics")
             with Vertical(id="right"):
                 yield EntryList(id="entries")
                 yield DetailPane(id="detail")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def topic_list(self) -> TopicList:
@@ -69,7 +69,6 @@ class MainScreen(Screen[None]):
         return self.query_one("#detail", DetailPane)
 
     def on_mount(self) -> None:
-        self.query_one("#progress").display = False
         self.topic_list.border_title = "Topics"
         self.detail_pane.border_title = "Entry"
         self.entry_list.data_bind(MainScreen.bookmarks, MainScreen.read)
@@ -77,8 +76,14 @@ class MainScreen(Screen[None]):
         self._version = self.store.external_changes()
         self.reload()
         if self.cluster and (not self.topics or self.store.count_unassigned()):
+            empty = not self.store.count_entries()
+            self._progress("Importing the bundled corpus" if empty else "Grouping new entries", 0)
             self.prepare()
         self.set_interval(self.poll_interval, self.poll_store)
+
+    def on_resize(self) -> None:
+        # at 80 columns every footer key fits only without the palette hint (ctrl+p still works)
+        self.query_one(Footer).show_command_palette = self.size.width >= 100
 
     # --- loading ---------------------------------------------------------------------
 
@@ -203,7 +208,6 @@ class MainScreen(Screen[None]):
         def progress(stage: str, fraction: float) -> None:
             self.app.call_from_thread(self._progress, stage, fraction)
 
-        self.app.call_from_thread(self._progress, "Importing the bundled corpus", 0.0)
         from topiclens.store.importer import ensure_corpus
 
         ensure_corpus(self.store)
@@ -213,9 +217,18 @@ class MainScreen(Screen[None]):
         ensure_topics(self.store, progress=progress)
 
     def _progress(self, stage: str, fraction: float) -> None:
-        self.query_one("#progress").display = True
-        self.query_one("#progress-stage", Label).update(stage)
-        self.query_one("#progress-bar", ProgressBar).update(progress=round(fraction * 100))
+        """Show the stage and how far it got (mounted on the first call: later starts,
+        which never prepare, do not pay for a progress bar)."""
+        from textual.widgets import Label, ProgressBar
+
+        if self._bar is None:
+            self._stage = Label(id="progress-stage")
+            self._bar = ProgressBar(total=100, show_eta=False, id="progress-bar")
+            self._progress_box = Vertical(self._stage, self._bar, id="progress")
+            self.mount(self._progress_box, before=0)
+        self._progress_box.display = True
+        self._stage.update(stage)
+        self._bar.update(progress=round(fraction * 100))
         if not self.topics:
             self.entry_list.empty_text = f"{stage}…"
 
@@ -228,7 +241,8 @@ class MainScreen(Screen[None]):
             WorkerState.CANCELLED,
         ):
             self.preparing = False
-            self.query_one("#progress").display = False
+            for progress in self.query("#progress"):
+                progress.display = False
             self._version = self.store.external_changes()
             if worker.state == WorkerState.ERROR:
                 self.notify(f"Could not group entries: {worker.error}", severity="error")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
-from rich.table import Table
-from rich.text import Text
 from textual import events, on
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
@@ -61,13 +60,16 @@ class TopicList(OptionList):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._items: dict[str, TopicItem] = {}
+        self._shown: tuple[list[TopicItem], View | None] | None = None
 
     def show(self, items: list[TopicItem], current: View | None) -> None:
         """Rebuild the options, keeping the highlight on ``current``."""
+        self._shown = (items, current)
+        width = self._width()
         options: list[Option | None] = []
         pseudo = [i for i in items if i.view.kind != "topic"]
         for item in items:
-            options.append(Option(self._prompt(item), id=item.view.key))
+            options.append(Option(self._prompt(item, width), id=item.view.key))
             if pseudo and item is pseudo[-1]:
                 options.append(None)
         self._items = {item.view.key: item for item in items}
@@ -77,17 +79,31 @@ class TopicList(OptionList):
         elif self.option_count:
             self.highlighted = 0
 
+    def _width(self) -> int:
+        width = self.scrollable_content_region.width
+        if not width:  # not laid out yet: what the CSS will give (30%, 22 to 40, border)
+            width = max(22, min(40, self.app.size.width * 3 // 10)) - 2
+        return width
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            current = self.item()
+            items, _ = self._shown
+            self.show(items, current.view if current is not None else None)
+
     @staticmethod
-    def _prompt(item: TopicItem) -> Table:
-        grid = Table.grid(expand=True, padding=(0, 0, 0, 1))
-        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        grid.add_column(justify="right", no_wrap=True)
-        counts = Text(str(item.size))
-        if item.unread:
-            counts = Text.assemble(str(item.size), " ", (f"{item.unread}{UNREAD_MARK}", "bold"))
-        name = Text(item.name, style="italic" if item.view.kind != "topic" else "")
-        grid.add_row(name, counts)
-        return grid
+    def _prompt(item: TopicItem, width: int) -> Content:
+        """One line: the name cut to fit, then the size and the unread count."""
+        counts = f" {item.size}"
+        unread = f" {item.unread}{UNREAD_MARK}" if item.unread else ""
+        room = max(4, width - 1 - cell_width(counts + unread))
+        name = _pad(item.name, room)
+        return Content.assemble(
+            " ",
+            (name, "italic" if item.view.kind != "topic" else ""),
+            (counts, "$text-muted"),
+            (unread, "b"),
+        )
 
     def item(self, index: int | None = None) -> TopicItem | None:
         index = self.highlighted if index is None else index
@@ -275,7 +291,11 @@ class EntryList(ScrollView, can_focus=True):
             segments.append(Segment("  " + _pad(row.source, source_w), meta))
         if date_w:
             segments.append(Segment(" " + _pad(row.date or "", date_w), meta))
-        return Strip(segments).adjust_cell_length(width, style)
+        # every part was padded to its cells: give the length rather than measure it
+        return Strip(
+            segments,
+            3 + title_w + (source_w + 2 if source_w else 0) + (date_w + 1 if date_w else 0),
+        ).adjust_cell_length(width, style)
 
 
 # --- detail ----------------------------------------------------------------------------
@@ -325,6 +345,18 @@ class DetailPane(VerticalScroll):
     def action_last(self) -> None:
         self.scroll_end(animate=False)
 
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._paragraphs: list[Paragraph] = []
+
+    def _width(self) -> int:
+        return self.scrollable_content_region.width or 60
+
+    def on_resize(self) -> None:
+        if self._paragraphs:
+            body = self.query_one("#detail-body", Static)
+            body.update(render_paragraphs(self._paragraphs, self._width()))
+
     def watch_detail(self, detail: Detail | None) -> None:
         if not self.is_mounted:
             return
@@ -332,11 +364,13 @@ class DetailPane(VerticalScroll):
         similar = self.query_one(SimilarList)
         title = self.query_one("#similar-title", Static)
         if detail is None:
+            self._paragraphs = []
             body.update(Content.from_markup("[$text-muted i]No entry selected.[/]"))
             similar.clear_options()
             similar.display = title.display = False
             return
-        body.update(render_detail(detail))
+        self._paragraphs = detail_paragraphs(detail)
+        body.update(render_paragraphs(self._paragraphs, self._width()))
         similar.set_options(
             Option(
                 Content.from_markup(
@@ -355,45 +389,96 @@ class DetailPane(VerticalScroll):
         self.scroll_home(animate=False)
 
 
-def render_detail(d: Detail) -> Content:
+# A paragraph of the detail pane: (label, label style, text, text style).
+Paragraph = tuple[str, str, str, str]
+
+_TOKEN = re.compile(
+    r"\s+|[\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]"
+    r"|[^\s\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+"
+)
+_NO_LINE_START = set("，。、；：！？）」』”’》〉】%…,.;:!?)")
+_NO_LINE_END = set("（「『“‘《〈【(")
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """Wrap ``text`` to ``width`` terminal cells the way Chinese is set: a line may break
+    between any two Chinese characters (not only at spaces), never before closing
+    punctuation nor after opening punctuation; English words stay whole unless longer
+    than a line."""
+    width = max(4, width)
+    lines: list[str] = []
+    for para in text.split("\n"):
+        tokens: list[str] = []
+        for tok in _TOKEN.findall(para):
+            glue = tokens and not tok.isspace() and not tokens[-1].isspace()
+            if glue and (tok[0] in _NO_LINE_START or tokens[-1][-1] in _NO_LINE_END):
+                tokens[-1] += tok
+                continue
+            tokens.append(tok)
+        line, used = "", 0
+        for tok in tokens:
+            if tok.isspace():
+                if line:
+                    line, used = line + " ", used + 1
+                continue
+            w = cell_width(tok)
+            if used + w > width and line.strip():
+                lines.append(line.rstrip())
+                line, used = "", 0
+            while w > width:  # a word longer than the line: cut it
+                head = fit_cells(tok, width, ellipsis="")
+                lines.append(head)
+                tok = tok[len(head) :]
+                w = cell_width(tok)
+            line, used = line + tok, used + w
+        lines.append(line.rstrip())
+    return lines
+
+
+def detail_paragraphs(d: Detail) -> list[Paragraph]:
     e = d.entry
     meta = " · ".join(p for p in (e.source, e.category, e.date or "") if p)
-    parts: list[Content] = [
-        Content.from_markup("[b $primary]$title[/]", title=e.title),
-        Content.from_markup("[$text-muted]$meta[/]", meta=meta),
-    ]
     marks = []
     if d.bookmark is not None:
         marks.append(f"{BOOKMARK_MARK} bookmarked")
     marks.append("read" if d.read else f"{UNREAD_MARK} unread")
-    parts.append(Content.from_markup("[$accent]$marks[/]", marks="  ".join(marks)))
-    parts.append(Content(""))
+    out: list[Paragraph] = [
+        ("", "", e.title, "b $primary"),
+        ("", "", meta, "$text-muted"),
+        ("", "", "  ".join(marks), "$accent"),
+        ("", "", "", ""),
+    ]
     if e.summary:
-        parts += [Content(e.summary), Content("")]
+        out += [("", "", e.summary, ""), ("", "", "", "")]
     if e.comment:
-        parts += [
-            Content.from_markup("[b $secondary]Curator's comment[/]"),
-            Content(e.comment),
-            Content(""),
-        ]
+        out += [("", "", "Curator's comment", "b $secondary"), ("", "", e.comment, "")]
+        out.append(("", "", "", ""))
     if e.url:
-        parts += [Content.from_markup("[$text-muted]$url[/]", url=e.url), Content("")]
+        out += [("", "", e.url, "$text-muted"), ("", "", "", "")]
     if d.topic is not None:
+        out.append(("Topic ", "b $secondary", d.topic.name, ""))
         keywords = ", ".join(k for k, _ in d.topic.keywords[:8])
-        parts.append(Content.from_markup("[b $secondary]Topic[/] $name", name=d.topic.name))
         if keywords:
-            parts.append(Content.from_markup("[$text-muted]keywords:[/] $k", k=keywords))
+            out.append(("keywords: ", "$text-muted", keywords, ""))
         if d.terms:
-            parts.append(
-                Content.from_markup(
-                    "[$text-muted]tied by:[/] [$accent]$t[/]", t=", ".join(d.terms[:8])
-                )
-            )
-        parts.append(Content(""))
+            out.append(("tied by: ", "$text-muted", ", ".join(d.terms[:8]), "$accent"))
+        out.append(("", "", "", ""))
     if d.bookmark is not None:
         note = d.bookmark.note or "(no note: press N to write one)"
-        parts += [Content.from_markup("[b $secondary]Note[/]"), Content(note), Content("")]
-    return Content("\n").join(parts)
+        out += [("", "", "Note", "b $secondary"), ("", "", note, ""), ("", "", "", "")]
+    return out
+
+
+def render_paragraphs(paragraphs: list[Paragraph], width: int) -> Content:
+    lines: list[Content] = []
+    for label, label_style, text, style in paragraphs:
+        for n, line in enumerate(wrap_cells(label + text, width)):
+            if n == 0 and label:
+                cut = min(len(label.rstrip()), len(line))
+                lines.append(Content.assemble((line[:cut], label_style), (line[cut:], style)))
+            else:
+                lines.append(Content.styled(line, style) if style else Content(line))
+    return Content("\n").join(lines)
 
 
 def topic_items(

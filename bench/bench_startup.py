@@ -1,0 +1,161 @@
+"""First frame of the reader against an empty Textual app's first frame, in one run.
+
+Each start is a fresh Python process in a real pseudo-terminal (120x34), timed from spawn
+to Textual's ``Ready`` event (sent once the first frame has been written to the terminal).
+Starts of the different apps are interleaved and the median of each is reported with its
+ratio to the empty app. Stores are built once under bench/out/ (gitignored):
+
+    python bench/bench_startup.py                 # empty app, first start, bundled corpus
+    python bench/bench_startup.py --store100k bench/out/store100k   # and 100,000 entries
+
+The 100k store comes from the clustering issue's generator:
+    python bench/gen_corpus.py --n 100000 --format jsonl -o bench/out/100k.jsonl
+    topiclens --data-dir bench/out/store100k import bench/out/100k.jsonl
+    topiclens --data-dir bench/out/store100k cluster
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+SIZE = (120, 34)
+
+RUNNER = r"""
+import os, sys, time
+mode, marker = sys.argv[1], sys.argv[2]
+
+def done(app):
+    with open(marker, "w") as f:
+        f.write(repr(time.time()))
+    app.exit()
+
+if mode == "empty":
+    from textual.app import App
+
+    class Empty(App):
+        def on_ready(self):
+            done(self)
+
+    Empty().run()
+else:
+    from pathlib import Path
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+
+    class Reader(TopicLensApp):
+        def on_ready(self):
+            if mode == "first":
+                # the first frame of a first start shows the progress bar; the worker
+                # keeps importing, which is not what this measures
+                assert self.screen.query_one("#progress").display or self.screen.topics
+            else:
+                assert self.screen.entry_list.rows, "no entries on the first frame"
+            done(self)
+
+    with Store.open_dir(sys.argv[3]) as store:
+        Reader(store, keymap_file=Path(os.devnull), poll_interval=3600).run()
+    if mode == "first":
+        os._exit(0)  # do not wait for the import worker
+"""
+
+
+def start_once(mode: str, store_dir: Path | None) -> float:
+    """Seconds from spawning the process to its first frame."""
+    with tempfile.TemporaryDirectory() as tmp:
+        marker = Path(tmp) / "ready"
+        args = [sys.executable, "-c", RUNNER, mode, str(marker)]
+        if store_dir is not None:
+            args.append(str(store_dir))
+        leader, follower = pty.openpty()
+        os.set_blocking(leader, False)
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(SIZE[0])}
+        env["LINES"] = str(SIZE[1])
+        start = time.time()
+        proc = subprocess.Popen(
+            args, stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True
+        )
+        os.close(follower)
+        try:
+            while proc.poll() is None:
+                ready, _, _ = select.select([leader], [], [], 0.05)
+                if ready:
+                    try:
+                        os.read(leader, 65536)
+                    except OSError:
+                        break
+            proc.wait(timeout=60)
+        finally:
+            os.close(leader)
+        if not marker.exists():
+            status = proc.returncode
+            raise SystemExit(f"{mode}: the app exited without a first frame (status {status})")
+        return float(marker.read_text()) - start
+
+
+def bundled_store() -> Path:
+    """bench/out/bundled: the bundled corpus, grouped into topics by the real clustering."""
+    path = OUT / "bundled"
+    if (path / "topiclens.db").exists():
+        return path
+    from topiclens.clustering import ensure_topics
+    from topiclens.store import Store
+    from topiclens.store.importer import ensure_corpus
+
+    with Store.open_dir(path) as store:
+        ensure_corpus(store)
+        ensure_topics(store)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="starts of each app (default 7)")
+    parser.add_argument("--store100k", type=Path, help="a store with 100,000 entries and topics")
+    args = parser.parse_args()
+
+    bundled = bundled_store()
+    cases: list[tuple[str, str, Path | None]] = [
+        ("empty Textual app", "empty", None),
+        ("reader, bundled corpus", "reader", bundled),
+        ("reader, first start (empty store)", "first", None),
+    ]
+    if args.store100k is not None:
+        cases.append(("reader, 100,000 entries", "reader", args.store100k))
+    times: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+    start_once("empty", None)  # warm the file cache
+    for _ in range(args.runs):
+        for name, mode, store in cases:
+            if mode == "first":
+                fresh = Path(tempfile.mkdtemp(prefix="topiclens-first-"))
+                try:
+                    times[name].append(start_once(mode, fresh))
+                finally:
+                    shutil.rmtree(fresh, ignore_errors=True)
+            else:
+                times[name].append(start_once(mode, store))
+    base = statistics.median(times["empty Textual app"])
+    print(f"first frame, median of {args.runs} starts each, {SIZE[0]}x{SIZE[1]} pty:")
+    for name, _, _ in cases:
+        med = statistics.median(times[name])
+        spread = f"{min(times[name]):.3f}-{max(times[name]):.3f}"
+        print(f"  {name:<36} {med:6.3f} s  ({spread})  ratio {med / base:4.2f}x")
+
+
+if __name__ == "__main__":
+    main()
