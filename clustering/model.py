@@ -232,6 +232,8 @@ def _kmeans(x: Any, k: int, seeds: list[Any], random_state: int, n_init: int) ->
 
 def _cap(x: Any, labels: Any, random_state: int, max_share: float) -> Any:
     """Split any cluster holding more than ``max_share`` of the docs in two, until none do."""
+    import warnings
+
     import numpy as np
     from sklearn.cluster import KMeans
 
@@ -243,7 +245,9 @@ def _cap(x: Any, labels: Any, random_state: int, max_share: float) -> Any:
         if sizes[big] <= limit:
             break
         members = np.flatnonzero(labels == big)
-        km = KMeans(2, n_init=3, random_state=random_state).fit(x[members])
+        with warnings.catch_warnings():  # identical docs make sklearn warn
+            warnings.simplefilter("ignore")
+            km = KMeans(2, n_init=3, random_state=random_state).fit(x[members])
         # identical docs cannot be told apart: split them by order
         one = len(set(km.labels_.tolist())) < 2
         halves = np.arange(len(members)) % 2 if one else km.labels_

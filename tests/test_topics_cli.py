@@ -1,0 +1,274 @@
+"""`topiclens topics --json` on the bundled corpus, topic identity, incremental assignment.
+
+The bundled corpus is clustered once per module (about two seconds) into a store that the
+read-only tests share; tests that change a store make their own.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+from topiclens.cli import main
+from topiclens.clustering import assign_new, cluster_store, ensure_topics
+from topiclens.clustering.model import MAX_SHARE
+from topiclens.store import Store
+from topiclens.store.importer import import_bundled
+
+pytestmark = pytest.mark.xdist_group("topics")
+
+CliResult = tuple[int, str, str]
+
+
+@pytest.fixture(scope="module")
+def clustered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory holding the bundled corpus, grouped into topics by `topics`."""
+    home = tmp_path_factory.mktemp("clustered")
+    assert main(["--data-dir", str(home), "topics"]) == 0
+    return home
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    def go(home: Path, *args: str) -> CliResult:
+        status = main(["--data-dir", str(home), *args])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return go
+
+
+@pytest.fixture
+def topics_json(clustered: Path, run: Callable[..., CliResult]) -> dict:
+    status, out, _ = run(clustered, "topics", "--json")
+    assert status == 0
+    return orjson.loads(out)
+
+
+def _topic_of(doc: dict, title: str) -> dict:
+    hits = [t for t in doc["topics"] for e in t["entries"] if e["title"] == title]
+    assert len(hits) == 1, (title, [t["name"] for t in hits])
+    return hits[0]
+
+
+def test_json_contract_every_entry_in_exactly_one_topic(clustered: Path, topics_json: dict):
+    with Store.open_dir(clustered) as store:
+        all_ids = {e.id for e in store.entries()}
+    assert len(all_ids) == 109
+    seen: list[str] = []
+    for t in topics_json["topics"]:
+        assert set(t) == {"id", "name", "keywords", "size", "entries"}
+        assert isinstance(t["id"], int) and t["name"].strip()
+        assert all(isinstance(k, str) for k in t["keywords"]) and t["keywords"]
+        assert t["size"] == len(t["entries"]) > 0
+        for e in t["entries"]:
+            assert set(e) == {"id", "title", "summary", "source", "date"}
+            seen.append(e["id"])
+    assert sorted(seen) == sorted(all_ids)
+
+
+def test_no_catch_all_topic(topics_json: dict):
+    total = sum(t["size"] for t in topics_json["topics"])
+    assert max(t["size"] for t in topics_json["topics"]) <= MAX_SHARE * total
+
+
+def test_four_anchors_present_and_hold_the_right_entries(topics_json: dict):
+    names = {t["name"] for t in topics_json["topics"]}
+    for anchor in ("Speculative decoding", "KV cache", "Interconnects"):
+        assert anchor in names
+    assert "MoE kernels & expert parallelism" in names
+
+    spec = "Speculative decoding"
+    assert _topic_of(topics_json, "The Economics of Speculative Decoding")["name"] == spec
+    assert _topic_of(topics_json, "宽与深：边际上的推测解码思考")["name"] == spec
+    assert (
+        _topic_of(topics_json, "Adaptive speculative decoding: picking draft lengths at runtime")[
+            "name"
+        ]
+        == spec
+    )
+    wires = "Interconnects"
+    assert _topic_of(topics_json, "NVLink、NVSwitch 及其背后的互联架构")["name"] == wires
+    assert _topic_of(topics_json, "InfiniBand, RoCE, and All That")["name"] == wires
+    moe = "MoE kernels & expert parallelism"
+    assert _topic_of(topics_json, "Anatomy of a high-performance EP kernel")["name"] == moe
+    assert (
+        _topic_of(
+            topics_json,
+            "UCCL-EP: DeepEP-style expert parallelism on any NIC, no GPU-initiated comms",
+        )["name"]
+        == moe
+    )
+    kv = _topic_of(topics_json, "vLLM 为 GLM 5.3 引入的 Hybrid HiSparse 混合稀疏卸载方案")
+    assert kv["name"] == "KV cache"
+    entropy = _topic_of(topics_json, "rANS 入门：非对称数系熵编码")
+    assert entropy is _topic_of(topics_json, "tANS：预计算版的 rANS 熵编码")
+
+
+def test_store_keeps_why_and_similar(clustered: Path):
+    with Store.open_dir(clustered) as store:
+        spec = next(t for t in store.topics() if t.name == "Speculative decoding")
+        some = store.topic_entry_ids(spec.id)[0]
+        topic_id, score, terms = store.assignment(some)
+        assert topic_id == spec.id and 0 < score <= 1.0001
+        assert "speculative decoding" in terms
+        similar = store.similar(some)
+        assert len(similar) == 5 and some not in [o for o, _ in similar]
+        assert [s for _, s in similar] == sorted((s for _, s in similar), reverse=True)
+
+
+def test_clustering_is_deterministic(clustered: Path, tmp_path: Path):
+    with Store(tmp_path / "again.db") as store:
+        import_bundled(store)
+        ensure_topics(store)
+        again = {eid: name for eid, name in _names(store).items()}
+    with Store.open_dir(clustered) as store:
+        first = _names(store)
+    assert again == first
+
+
+def _names(store: Store) -> dict[str, str]:
+    names = {t.id: t.name for t in store.topics()}
+    return {eid: names[tid] for eid, tid in store.assignments().items()}
+
+
+NEW_ENTRIES = [
+    {
+        "title": "Tree attention for speculative decoding drafts",
+        "summary": "投机解码的草稿模型用树状验证，提高接受率，draft tokens verified in one pass.",
+    },
+    {
+        "title": "RoCE congestion control at rack scale",
+        "summary": "InfiniBand 与 RoCE 的互联拥塞控制，NVLink 域之外的 scale-out 网络。",
+    },
+]
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+def test_rename_survives_import_and_recluster(
+    clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
+):
+    home = tmp_path / "home"
+    shutil.copytree(clustered, home)
+    with Store.open_dir(home) as store:
+        by_name = {t.name: t for t in store.topics()}
+        spec = by_name["Speculative decoding"]
+        other = next(t for t in store.topics() if t.anchor is None)
+    status, out, _ = run(home, "rename-topic", str(spec.id), "Guess and check")
+    assert status == 0 and "Guess and check" in out
+    assert run(home, "rename-topic", str(other.id), "My own pile")[0] == 0
+
+    status, out, _ = run(home, "import", str(_jsonl(tmp_path / "new.jsonl", NEW_ENTRIES)))
+    assert status == 0 and "2 new entries joined their nearest topic" in out
+    with Store.open_dir(home) as store:
+        assert store.topic(spec.id).name == "Guess and check"
+        new_id = store.search("Tree attention")[0]
+        assert store.assignment(new_id)[0] == spec.id
+        assert store.similar(new_id)
+
+    status, out, _ = run(home, "cluster")
+    # the two new entries were tokenized once, at import: nothing is tokenized again
+    assert status == 0 and "111 entries" in out and "(0 tokenized, 111 from the cache" in out
+    with Store.open_dir(home) as store:
+        assert store.topic(spec.id).name == "Guess and check"
+        assert store.topic(spec.id).user_named
+        assert store.assignment(new_id)[0] == spec.id
+        assert store.topic(other.id) is not None
+        assert store.topic(other.id).name == "My own pile"
+        assert len(store.assignments()) == 111
+
+
+def test_recluster_uses_the_token_cache(clustered: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    shutil.copytree(clustered, home)
+    with Store.open_dir(home) as store:
+        report = cluster_store(store)
+    assert report.tokenized == 0 and report.cached == 109
+
+
+def test_assign_new_places_entries_in_existing_topics(clustered: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    shutil.copytree(clustered, home)
+    with Store.open_dir(home) as store:
+        before = {t.id: t.size for t in store.topics()}
+        from topiclens.store.importer import import_file
+
+        report = import_file(store, _jsonl(tmp_path / "n.jsonl", NEW_ENTRIES))
+        assert store.unassigned_ids() == report.new_ids
+        assert assign_new(store, report.new_ids) == 2
+        assert assign_new(store, report.new_ids) == 0  # already placed
+        wires = next(t for t in store.topics() if t.name == "Interconnects")
+        roce = store.search("RoCE congestion")[0]
+        assert store.assignment(roce)[0] == wires.id
+        after = {t.id: t.size for t in store.topics()}
+        assert sum(after.values()) == sum(before.values()) + 2
+        assert set(after) == set(before)  # no re-cluster
+
+
+def test_labels_never_reach_the_features(tmp_path: Path):
+    """Same texts, different sources, categories and extra labels: same topics."""
+    from topiclens.store.importer import bundled_paths
+    from topiclens.store.parsers import parse_file
+
+    entries = [e for _, p in bundled_paths() for e in parse_file(p).entries]
+    homes = []
+    for variant in range(2):
+        rows = [
+            {
+                "title": e.title,
+                "summary": e.summary,
+                "comment": e.comment,
+                "source": f"source {(i * 7 + variant) % 5}",
+                "category": ["speculative decoding", "KV cache", "工学"][(i + variant) % 3],
+                "discipline": f"label-{(i * 3 + variant) % 11}",
+            }
+            for i, e in enumerate(entries)
+        ]
+        home = tmp_path / f"v{variant}"
+        with Store.open_dir(home) as store:
+            from topiclens.store.importer import import_file
+
+            import_file(store, _jsonl(tmp_path / f"v{variant}.jsonl", rows))
+            cluster_store(store)
+            homes.append(_names(store))
+    assert homes[0] == homes[1]
+
+
+def test_topics_text_and_errors(clustered: Path, run: Callable[..., CliResult]):
+    status, out, _ = run(clustered, "topics")
+    assert status == 0 and "Speculative decoding" in out
+    status, _, err = run(clustered, "rename-topic", "99999", "x")
+    assert status == 1 and "no topic with id 99999" in err
+    status, _, err = run(clustered, "rename-topic", "1", "   ")
+    assert status == 2 and "empty" in err
+
+
+def test_cluster_with_bad_anchors_names_the_file(
+    clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
+):
+    bad = tmp_path / "anchors.toml"
+    bad.write_text("[[anchor]]\nname = 3\n", encoding="utf-8")
+    status, _, err = run(clustered, "cluster", "--anchors", str(bad))
+    assert status == 2 and str(bad) in err
+
+
+def test_cluster_with_k_and_own_anchors(tmp_path: Path, run: Callable[..., CliResult]):
+    anchors = tmp_path / "mine.toml"
+    anchors.write_text(
+        '[[anchor]]\nname = "Squeezing bits"\nterms = ["熵编码", "rANS", "compression"]\n',
+        encoding="utf-8",
+    )
+    home = tmp_path / "home"
+    status, out, _ = run(home, "cluster", "--k", "8", "--anchors", str(anchors))
+    assert status == 0 and "109 entries" in out
+    with Store.open_dir(home) as store:
+        names = [t.name for t in store.topics()]
+    assert "Squeezing bits" in names and "Speculative decoding" not in names
+    assert len(names) >= 8
