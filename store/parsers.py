@@ -30,11 +30,14 @@ _DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")
 _DATEISH = re.compile(r"^\d{2,4}[/-]\d{1,2}(?:[/-]\d{1,4})?$")
 _SENTENCE_PUNCT = re.compile(r"[，。；！？、：]")
 HEADER_MAX_CELLS = 100
+# derive_title reads at most the first three clauses and keeps 56 cells: the first 2,000
+# characters give the same title, and a megabyte-long summary is not measured whole
+TITLE_FROM_CHARS = 2000
 JSONL_KNOWN = ("title", "summary", "comment", "source", "date", "category", "url", "id")
 
 
 def _preview(text: str, width: int = 40) -> str:
-    return fit_cells(text.strip(), width)
+    return fit_cells(text.strip()[: 4 * width], width)  # a huge line is not measured whole
 
 
 def parse_date(text: str) -> str | None:
@@ -55,7 +58,9 @@ def parse_header(text: str) -> tuple[str, str, str | None] | str:
         return "empty line"
     if _has_surrogates(line):
         return "not valid UTF-8"
-    if cell_width(line) > HEADER_MAX_CELLS or _SENTENCE_PUNCT.search(line):
+    # (the length test first: it spares measuring a megabyte-long line cell by cell)
+    too_long = len(line) > 4 * HEADER_MAX_CELLS or cell_width(line) > HEADER_MAX_CELLS
+    if too_long or _SENTENCE_PUNCT.search(line):
         return "a paragraph, not a header"
     tokens = line.split()
     date: str | None = None
@@ -69,8 +74,11 @@ def parse_header(text: str) -> tuple[str, str, str | None] | str:
     return tokens[0], " ".join(tokens[1:]), date
 
 
+_SURROGATE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
+
+
 def _has_surrogates(text: str) -> bool:
-    return any("\udc80" <= ch <= "\udcff" for ch in text)
+    return _SURROGATE.search(text) is not None
 
 
 def _is_header(text: str) -> bool:
@@ -125,14 +133,28 @@ def detect_format(lines: Sequence[Line]) -> str:
     body = [text for _, text in lines if text.strip()]
     if not body:
         return "empty"
-    first = body[0].lstrip()
-    if first.startswith("{"):
-        return "jsonl"
+    objects = sum(1 for text in body[:30] if text.lstrip().startswith("{"))
+    if body[0].lstrip().startswith("{") or objects >= 0.5 * len(body[:30]):
+        return "jsonl"  # (even when a stray line comes first)
     candidates = body[0:90:3]
     headers = sum(1 for text in candidates if _is_header(text))
     if _is_header(body[0]) and headers >= 0.6 * len(candidates):
         return "digest"
+    if _digest_share(lines) >= 0.8:
+        # a digest with a stray or missing line: the every-third-line rhythm is broken
+        # after it, but read as a digest it still accounts for nearly every line (a
+        # listing, whose summaries are sentences, for 75% at the very most)
+        return "digest"
     return "listing"
+
+
+def _digest_share(lines: Sequence[Line], sample: int = 300) -> float:
+    """The share of the first ``sample`` non-blank lines that, read as a digest, make
+    entries."""
+    body = [line for line in lines if line[1].strip()][:sample]
+    head = list(lines[: body[-1][0]])  # whole lines up to the last sampled: numbers hold
+    bad = {number for number, text in head if _has_surrogates(text)}
+    return 3 * len(_parse_digest(head, "", "", bad).entries) / len(body)
 
 
 # --- digest --------------------------------------------------------------------------
@@ -167,8 +189,9 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
                 Problem(display, number, f"truncated entry: header without its {missing}")
             )
             break
-        misplaced = next((b for b in body if _is_header(b[1])), None)
-        if misplaced is not None:
+        offset = next((k for k, b in enumerate(body) if _is_header(b[1])), None)
+        if offset is not None:
+            misplaced = body[offset]
             result.problems.append(
                 Problem(
                     display,
@@ -177,7 +200,7 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
                     f"the entry at line {number} is incomplete and was skipped",
                 )
             )
-            i = items.index(misplaced)
+            i += 1 + offset
             continue
         touched = [n for n in (number, body[0][0], body[1][0]) if n in bad]
         if touched:
@@ -189,7 +212,7 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
         result.entries.append(
             Entry(
                 id=entry_id("", summary, comment),
-                title=derive_title(summary),
+                title=derive_title(summary[:TITLE_FROM_CHARS]),
                 summary=summary,
                 comment=comment,
                 source=source,
