@@ -183,3 +183,36 @@ def test_reader_and_bookmarks_while_a_recluster_runs(data_dir: Path, tmp_path: P
         assert sum(t.size for t in store.topics()) == 300
         _check_toggles(toggles, store)
         assert store.query("PRAGMA integrity_check")[0][0] == "ok"
+
+
+def test_a_writer_waits_for_a_lock_and_says_so_when_it_is_held_too_long(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Another process holding the write lock: a write waits for it; past the timeout it
+    fails with a message saying what to do, nothing written, the store still usable."""
+    import sqlite3
+    import threading
+
+    import topiclens.store.db as db
+
+    seed(data_dir, tmp_path, 5)
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 300)
+    monkeypatch.setattr(db, "RETRY_SECONDS", 0.3)
+    holder = sqlite3.connect(
+        data_dir / db.STORE_FILENAME, isolation_level=None, check_same_thread=False
+    )
+    with Store.open_dir(data_dir) as store:
+        eid = store.entries()[0].id
+        holder.execute("BEGIN IMMEDIATE")
+        release = threading.Timer(0.1, lambda: holder.execute("COMMIT"))
+        release.start()
+        store.set_bookmark(eid, True)  # waits the 0.1 s out
+        release.join()
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(db.StoreError, match=r"kept the store locked .* try again"):
+            store.set_bookmark(eid, False)
+        holder.execute("ROLLBACK")
+        assert store.bookmark_ids() == {eid}
+        store.set_bookmark(eid, False)
+        assert store.bookmark_ids() == set()
+    holder.close()
