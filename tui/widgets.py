@@ -6,12 +6,14 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
+from rich.style import Style
 from textual import events, on
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -29,9 +31,13 @@ UNREAD_MARK = "●"
 
 
 def _pad(text: str, width: int) -> str:
-    """``text`` cut or padded to exactly ``width`` terminal cells (CJK counts two)."""
-    text = fit_cells(text, width)
-    return text + " " * (width - cell_width(text))
+    """``text`` cut (with an ellipsis) or padded to exactly ``width`` terminal cells, a
+    Chinese character counting two. Rich's cached cell measures keep this fast."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(set_cell_size(text, width - 1).rstrip() + "…", width)
 
 
 # --- topics ----------------------------------------------------------------------------
@@ -164,6 +170,7 @@ class EntryList(ScrollView, can_focus=True):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.rows: list[Row] = []
+        self._styles: dict[str, Style] = {}
 
     def show_rows(self, rows: list[Row], keep: str | None = None) -> None:
         """Show ``rows``, with the cursor on entry ``keep`` if it is there, else the top."""
@@ -256,28 +263,43 @@ class EntryList(ScrollView, can_focus=True):
 
     # --- drawing ---------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # resolve the styles once a frame, not once a line
+        self._styles = self._line_styles()
+        return super().render_lines(crop)
+
+    def _line_styles(self) -> dict[str, Style]:
+        base = self.rich_style
+        get = self.get_component_rich_style
+        cursor = get("entry-list--cursor")
+        styles = {
+            "read": base,
+            "unread": base + get("entry-list--unread"),
+            "meta": base + get("entry-list--meta"),
+            "mark": base + get("entry-list--mark"),
+            "empty": base + get("entry-list--empty"),
+        }
+        for name in ("read", "unread", "meta", "mark"):
+            styles[f"{name}-cursor"] = styles[name] + cursor
+        return styles
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        styles = self._styles or self._line_styles()
         index = round(self.scroll_y) + y
         rows = self.rows
         if not rows:
             if y == 1:
-                style = base + self.get_component_rich_style("entry-list--empty")
-                return Strip([Segment(_pad(f"  {self.empty_text}", width), style)], width)
-            return Strip.blank(width, base)
+                text = _pad(f"  {self.empty_text}", width)
+                return Strip([Segment(text, styles["empty"])], width)
+            return Strip.blank(width, styles["read"])
         if index >= len(rows):
-            return Strip.blank(width, base)
+            return Strip.blank(width, styles["read"])
         row = rows[index]
         unread = row.id not in self.read
-        style = base
-        if unread:
-            style = style + self.get_component_rich_style("entry-list--unread")
-        meta = base + self.get_component_rich_style("entry-list--meta")
-        mark = base + self.get_component_rich_style("entry-list--mark")
-        if index == self.cursor:
-            cursor = self.get_component_rich_style("entry-list--cursor")
-            style, meta, mark = style + cursor, meta + cursor, mark + cursor
+        at = "-cursor" if index == self.cursor else ""
+        style = styles[("unread" if unread else "read") + at]
+        meta, mark = styles["meta" + at], styles["mark" + at]
         marks = (UNREAD_MARK if unread else " ") + (
             BOOKMARK_MARK if row.id in self.bookmarks else " "
         )
@@ -292,10 +314,8 @@ class EntryList(ScrollView, can_focus=True):
         if date_w:
             segments.append(Segment(" " + _pad(row.date or "", date_w), meta))
         # every part was padded to its cells: give the length rather than measure it
-        return Strip(
-            segments,
-            3 + title_w + (source_w + 2 if source_w else 0) + (date_w + 1 if date_w else 0),
-        ).adjust_cell_length(width, style)
+        used = 3 + title_w + (source_w + 2 if source_w else 0) + (date_w + 1 if date_w else 0)
+        return Strip(segments, used).adjust_cell_length(width, style)
 
 
 # --- detail ----------------------------------------------------------------------------

@@ -1,0 +1,139 @@
+"""How fast the reader answers keys on a big store: cursor moves and topic switches.
+
+Runs the real app headless (120x34) on a store and times each key from the moment the
+key event is sent until every widget has handled every message it caused, every worker has
+finished, and the screen has been composited again: the handler, the store queries and the
+repaint. (Pilot's own ``press`` is not used for timing: it sleeps until the process looks
+idle, which measures the machine's load rather than the app.) Prints the median, the 95th
+percentile and the worst, each against the 50 ms target.
+
+    python bench/bench_reader.py bench/out/store100k      # after building it:
+    python bench/gen_corpus.py --n 100000 --format jsonl -o bench/out/100k.jsonl
+    topiclens --data-dir bench/out/store100k import bench/out/100k.jsonl
+    topiclens --data-dir bench/out/store100k cluster
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import events
+from textual.pilot import Pilot
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+from topiclens.tui.main_screen import MainScreen
+
+TARGET_MS = 50.0
+
+
+async def timed(pilot: Pilot[None], key: str, expect: Callable[[], bool]) -> float:
+    """Milliseconds from sending ``key`` until ``expect()`` holds, every message it caused
+    is handled, workers are done and the frame is composited."""
+    app = pilot.app
+    char = key if len(key) == 1 else None
+    start = time.perf_counter()
+    app._driver.send_message(events.Key(key, char))  # type: ignore[union-attr]
+    while True:
+        await pilot._wait_for_screen()
+        running = [w for w in app.workers if not w.is_finished]
+        if running:
+            await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+            continue
+        if expect():
+            break
+        if time.perf_counter() - start > 10:
+            raise SystemExit(f"{key}: the expected state never came")
+        await asyncio.sleep(0)
+    app.screen._on_timer_update()  # composite the frame now
+    return (time.perf_counter() - start) * 1000
+
+
+def report(name: str, samples: list[float]) -> None:
+    samples = sorted(samples)
+    p95 = samples[min(len(samples) - 1, round(0.95 * (len(samples) - 1)))]
+    worst = samples[-1]
+    verdict = "ok" if p95 <= TARGET_MS else "SLOW"
+    print(
+        f"  {name:<34} median {statistics.median(samples):6.1f} ms  p95 {p95:6.1f} ms  "
+        f"worst {worst:6.1f} ms  ({len(samples)} keys; p95/target {p95 / TARGET_MS:4.2f}) "
+        f"{verdict}"
+    )
+
+
+async def run(store_dir: Path, moves: int) -> None:
+    with Store.open_dir(store_dir) as store:
+        entries = store.count_entries()
+        topics = store.topics()
+        app = TopicLensApp(store, keymap_file=Path(os.devnull), cluster=False, poll_interval=3600)
+        async with app.run_test(size=(120, 34)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            print(
+                f"{entries:,} entries in {len(topics)} topics; largest topic "
+                f"{topics[0].size:,} entries, smallest {topics[-1].size:,}"
+            )
+            first_ids = {t.id: store.topic_rows(t.id)[0][0] for t in topics}
+
+            def showing(index: int) -> Callable[[], bool]:
+                tid = topics[index].id
+                return lambda: (
+                    screen.view is not None
+                    and screen.view.topic_id == tid
+                    and bool(screen.entry_list.rows)
+                    and screen.entry_list.rows[0].id == first_ids[tid]
+                    and screen.detail is not None
+                    and screen.detail.entry.id == first_ids[tid]
+                )
+
+            def at(index: int) -> Callable[[], bool]:
+                rows = screen.entry_list.rows
+                return lambda: (
+                    screen.entry_list.cursor == index
+                    and screen.detail is not None
+                    and screen.detail.entry.id == rows[index].id
+                )
+
+            # topic switches: down through every topic and back up (the focus starts there)
+            switches = []
+            for i in range(1, len(topics)):
+                switches.append(await timed(pilot, "j", showing(i)))
+            for i in range(len(topics) - 2, -1, -1):
+                switches.append(await timed(pilot, "k", showing(i)))
+            # cursor moves in the largest topic's entry list
+            await pilot.press("l")
+            n = len(screen.entry_list.rows)
+            page = screen.entry_list.scrollable_content_region.height - 1
+            down = [await timed(pilot, "j", at(i)) for i in range(1, min(moves, n - 1) + 1)]
+            pages = []
+            for _ in range(20):
+                target = min(n - 1, screen.entry_list.cursor + page)
+                pages.append(await timed(pilot, "pagedown", at(target)))
+            ends = []
+            for _ in range(5):
+                ends.append(await timed(pilot, "G", at(n - 1)))
+                ends.append(await timed(pilot, "g", at(0)))
+    print(f"key to idle, {TARGET_MS:.0f} ms target:")
+    report("topic switch (j/k in topics)", switches)
+    report("cursor move (j in entries)", down)
+    report("page down", pages)
+    report("bottom/top of the largest topic", ends)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("store", type=Path, help="data directory of a clustered store")
+    parser.add_argument("--moves", type=int, default=200, help="cursor moves to time")
+    args = parser.parse_args()
+    asyncio.run(run(args.store, args.moves))
+
+
+if __name__ == "__main__":
+    main()
