@@ -160,6 +160,7 @@ class TopicFit:
     terms: list[list[str]]  # per doc: display terms tying it to its topic
     similar: list[list[tuple[int, float]]]  # per doc: (doc index, cosine)
     features: Features
+    kept: list[int | None] = field(default_factory=list)  # the kept topic each cluster is
     inertia: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)
 
@@ -392,8 +393,13 @@ def fit_topics(
     tokenizer: Tokenizer | None = None,
     with_similar: bool = True,
     progress: Progress | None = None,
+    kept: Sequence[tuple[int, Sequence[int]]] = (),
 ) -> TopicFit:
-    """Cluster tokenized docs into topics. Deterministic for a given ``random_state``."""
+    """Cluster tokenized docs into topics. Deterministic for a given ``random_state``.
+
+    ``kept`` lists topics that must last, as (topic id, indices of their docs now): the
+    topics a user named. Like anchors, each seeds a centroid, and wins the cluster most
+    of its docs go to (``TopicFit.kept``)."""
     import time
 
     import numpy as np
@@ -418,12 +424,14 @@ def fit_topics(
     mark("features", 0.6)
     x = features.vectors
     groups = anchor_groups(features, anchors, tk)
+    keep = [(tid, np.asarray(m, dtype=np.int64)) for tid, m in kept if len(m)]
     if k is None:
-        k = auto_k(n, len(groups))
+        k = auto_k(n, len(groups) + len(keep))
     k = max(1, min(k, n))
-    groups = sorted(groups, key=lambda g: -len(g[1]))[:k]
+    keep = keep[:k]
+    groups = sorted(groups, key=lambda g: -len(g[1]))[: k - len(keep)]
     seeds = []
-    for _, members in groups:
+    for _, members in [*keep, *groups]:
         c = np.asarray(x[members].mean(axis=0)).ravel()
         seeds.append(c / (np.linalg.norm(c) or 1.0))
     labels, inertia = _kmeans(x, k, seeds, random_state, n_init)
@@ -446,6 +454,18 @@ def fit_topics(
         if won[c] is None and name not in taken and count >= 2 and count >= 0.25 * size:
             won[c] = name
             taken.add(name)
+    # a kept topic lives on in the cluster most of its docs went to
+    kept_by: list[int | None] = [None] * k
+    kvotes = []
+    for tid, members in keep:
+        counts = np.bincount(labels[members], minlength=k)
+        for c in np.flatnonzero(counts):
+            kvotes.append((int(counts[c]) / len(members), tid, int(c)))
+    done: set[int] = set()
+    for _, tid, c in sorted(kvotes, key=lambda v: (-v[0], v[1], v[2])):
+        if kept_by[c] is None and tid not in done:
+            kept_by[c] = tid
+            done.add(tid)
 
     ctf = class_tfidf(features.counts, labels, k)
     keyword_tokens: list[list[tuple[str, float]]] = []
@@ -481,6 +501,7 @@ def fit_topics(
         terms=terms,
         similar=similar,
         features=features,
+        kept=kept_by,
         inertia=float(inertia),
         stages=stages,
     )

@@ -81,10 +81,14 @@ def entry_tokens(
 
 
 def _match_topics(
-    store: Store, members: list[list[str]], anchors: list[str | None]
+    store: Store,
+    members: list[list[str]],
+    anchors: list[str | None],
+    kept: list[int | None],
 ) -> tuple[list[int], list[bool], int]:
-    """An id for each new cluster: the old topic's id when they share an anchor or
-    enough entries (Jaccard >= MATCH_MIN_JACCARD), else a new, never used id."""
+    """An id for each new cluster: the id of the user-named topic it carries on, else of
+    the old topic it shares an anchor or enough entries with (Jaccard >=
+    MATCH_MIN_JACCARD), else a new, never used id."""
     old_topics = {t.id: t for t in store.topics()}
     old_assign = store.assignments()
     old_sizes: dict[int, int] = {}
@@ -92,8 +96,12 @@ def _match_topics(
         old_sizes[tid] = old_sizes.get(tid, 0) + 1
     ids: list[int | None] = [None] * len(members)
     used: set[int] = set()
+    for c, tid in enumerate(kept):
+        if tid is not None and tid in old_topics:
+            ids[c] = tid
+            used.add(tid)
     for c, anchor in enumerate(anchors):
-        if anchor is None:
+        if anchor is None or ids[c] is not None:
             continue
         for t in old_topics.values():
             if t.anchor == anchor and t.id not in used:
@@ -161,6 +169,12 @@ def cluster_store(
     report.cached = len(items) - report.tokenized
     report.seconds["tokenize"] = time.perf_counter() - t0
 
+    # topics the user named must last: their entries seed them like anchors
+    position = {eid: i for i, (eid, _) in enumerate(items)}
+    named = [t.id for t in store.topics() if t.user_named]
+    kept = [
+        (tid, [position[e] for e in store.topic_entry_ids(tid) if e in position]) for tid in named
+    ]
     fit = fit_topics(
         docs,
         k=k,
@@ -168,6 +182,7 @@ def cluster_store(
         random_state=random_state,
         tokenizer=Tokenizer(),
         progress=lambda stage, f: say(stage, f),
+        kept=kept,
     )
     report.seconds.update(fit.stages)
     t1 = time.perf_counter()
@@ -176,7 +191,7 @@ def cluster_store(
     members: list[list[str]] = [[] for _ in range(n_topics)]
     for i, c in enumerate(fit.labels.tolist()):
         members[c].append(ids[i])
-    topic_ids, user_named, report.kept_ids = _match_topics(store, members, fit.anchors)
+    topic_ids, user_named, report.kept_ids = _match_topics(store, members, fit.anchors, fit.kept)
     topics = [
         Topic(
             id=topic_ids[c],
