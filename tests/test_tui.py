@@ -555,3 +555,95 @@ def test_fixture_topics_cover_the_corpus(reader_store: Path):
     with Store(reader_store) as store:
         assert sum(t.size for t in store.topics()) == store.count_entries()
         assert {t.id for t in store.topics()} <= {tid for tid, _, _ in READER_TOPICS}
+
+
+def test_reader_doc_lists_every_binding():
+    from conftest import ROOT
+    from topiclens.tui.commands import ALL
+
+    doc = (ROOT / "docs" / "reader.md").read_text(encoding="utf-8")
+    for command in ALL:
+        assert f"`{command.id}`" in doc, command.id
+
+
+# --- first start ---------------------------------------------------------------------
+
+
+def test_first_start_opens_at_once_then_groups_in_a_worker(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """An empty store: the reader shows a progress bar at once; a worker imports the
+    bundled corpus and groups it (here with the fixture's rules standing in for the
+    clustering, whose own test is below), then the topics appear."""
+    import threading
+
+    import topiclens.clustering
+    from conftest import make_reader_store
+
+    release = threading.Event()
+    calls: list[str] = []
+
+    def fake_ensure_topics(store: Store, progress=None) -> bool:  # type: ignore[no-untyped-def]
+        assert store.count_entries() == 109  # the worker imported the bundled corpus
+        calls.append(threading.current_thread().name)
+        progress("kmeans", 0.5)
+        release.wait(10)
+        make_reader_store(data_dir)  # writes the fixture topics through another connection
+        return True
+
+    monkeypatch.setattr(topiclens.clustering, "ensure_topics", fake_ensure_topics, raising=False)
+    data_dir.mkdir(parents=True)
+
+    async def go() -> None:
+        store = Store.open_dir(data_dir)
+        app = TopicLensApp(store, keymap_file=data_dir / "none.toml", poll_interval=60)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            s = app.screen
+            assert isinstance(s, MainScreen)
+            assert s.query_one("#progress").display
+            for _ in range(100):
+                if calls:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause(0.1)
+            stage = str(s.query_one("#progress-stage").render())
+            assert "Grouping the entries into topics" in stage
+            assert s.topics == [] and app.screen is s  # usable while it works
+            release.set()
+            for _ in range(100):
+                if s.topics:
+                    break
+                await pilot.pause(0.05)
+            await settle(pilot)
+            with Store(store.path) as other:
+                assert [t.id for t in s.topics] == [t.id for t in other.topics()]
+            assert s.entry_list.rows and s.detail is not None
+            assert not s.query_one("#progress").display
+        store.close()
+
+    asyncio.run(go())
+    assert calls and calls[0] != threading.main_thread().name
+
+
+def test_first_start_with_the_real_clustering(data_dir: Path):
+    """The whole first start: bundled corpus imported and grouped by the real clustering
+    in the worker, then shown; every entry lands in a topic."""
+
+    async def go() -> None:
+        with Store.open_dir(data_dir) as store:
+            app = TopicLensApp(store, keymap_file=data_dir / "none.toml", poll_interval=60)
+            async with app.run_test(size=SIZE) as pilot:
+                s = app.screen
+                assert isinstance(s, MainScreen)
+                for _ in range(1200):
+                    if s.topics and not s.preparing:
+                        break
+                    await pilot.pause(0.1)
+                await settle(pilot)
+                assert len(s.topics) > 1
+                assert sum(t.size for t in s.topics) == store.count_entries() == 109
+                assert s.entry_list.rows and s.detail is not None and s.detail.topic
+                assert not s.query_one("#progress").display
+
+    asyncio.run(go())

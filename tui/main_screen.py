@@ -19,6 +19,19 @@ from .commands import MAIN, bindings
 from .model import Detail, Row, View
 from .widgets import DetailPane, EntryList, SimilarList, TopicList, topic_items
 
+# What the clustering's progress stages mean to someone waiting for their topics.
+STAGES = {
+    "import": "Importing the bundled corpus",
+    "tokenize": "Reading the entries (Chinese and English words)",
+    "features": "Weighing the words (TF-IDF)",
+    "kmeans": "Grouping the entries into topics",
+    "name": "Naming the topics",
+    "similar": "Finding similar entries",
+    "assign": "Placing new entries in their topics",
+    "store": "Saving the topics",
+    "done": "Done",
+}
+
 
 class MainScreen(Screen[None]):
     """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
@@ -75,10 +88,13 @@ class MainScreen(Screen[None]):
         self.detail_pane.data_bind(MainScreen.detail)
         self._version = self.store.external_changes()
         self.reload()
-        if self.cluster and (not self.topics or self.store.count_unassigned()):
-            empty = not self.store.count_entries()
-            self._progress("Importing the bundled corpus" if empty else "Grouping new entries", 0)
-            self.prepare()
+        if self.cluster:
+            if not self.topics:
+                empty = not self.store.count_entries()
+                self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
+                self.prepare()
+            else:
+                self._check_new_entries()
         self.set_interval(self.poll_interval, self.poll_store)
 
     def on_resize(self) -> None:
@@ -216,6 +232,17 @@ class MainScreen(Screen[None]):
 
         ensure_topics(self.store, progress=progress)
 
+    @work(thread=True, group="check", exit_on_error=False)
+    def _check_new_entries(self) -> None:
+        """Entries imported since the last grouping are grouped now, in the background
+        (counting them takes a scan, so not before the first frame)."""
+        if self.store.count_unassigned():
+            self.app.call_from_thread(self._group_new_entries)
+
+    def _group_new_entries(self) -> None:
+        self._progress("Grouping new entries", 0)
+        self.prepare()
+
     def _progress(self, stage: str, fraction: float) -> None:
         """Show the stage and how far it got (mounted on the first call: later starts,
         which never prepare, do not pay for a progress bar)."""
@@ -227,6 +254,7 @@ class MainScreen(Screen[None]):
             self._progress_box = Vertical(self._stage, self._bar, id="progress")
             self.mount(self._progress_box, before=0)
         self._progress_box.display = True
+        stage = STAGES.get(stage, stage)
         self._stage.update(stage)
         self._bar.update(progress=round(fraction * 100))
         if not self.topics:
