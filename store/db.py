@@ -734,13 +734,18 @@ class Store:
         return [found[i] for i in ids if i in found]
 
     def topic_unread_counts(self) -> dict[int, int]:
-        """Unread entries per topic id (topics with none are absent)."""
-        rows = self.query(
-            "SELECT a.topic_id, count(*) FROM topic_assignments a "
-            "LEFT JOIN read_state r ON r.entry_id = a.entry_id "
-            "WHERE r.entry_id IS NULL GROUP BY a.topic_id"
+        """Unread entries per topic id (topics with none are absent). Counted as members
+        (an index-only scan) minus read members (as many rows as entries read), which
+        stays fast at 100,000 entries."""
+        members = self.query("SELECT topic_id, count(*) FROM topic_assignments GROUP BY topic_id")
+        read = dict(
+            self.query(
+                "SELECT a.topic_id, count(*) FROM read_state r "
+                "JOIN topic_assignments a ON a.entry_id = r.entry_id GROUP BY a.topic_id"
+            )
         )
-        return {r[0]: r[1] for r in rows}
+        counts = {tid: n - read.get(tid, 0) for tid, n in members}
+        return {tid: n for tid, n in counts.items() if n > 0}
 
     def count_unassigned(self) -> int:
         """Entries no topic holds yet (imported since the last clustering)."""

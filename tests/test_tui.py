@@ -647,3 +647,31 @@ def test_first_start_with_the_real_clustering(data_dir: Path):
                 assert not s.query_one("#progress").display
 
     asyncio.run(go())
+
+
+def test_reader_queries_agree_with_the_full_ones(reader_store: Path):
+    with Store(reader_store) as store:
+        topics = store.topics()
+        for t in topics:
+            rows = store.topic_rows(t.id)
+            assert [r[0] for r in rows] == store.topic_entry_ids(t.id)
+            full = store.entries([r[0] for r in rows])
+            assert [(e.id, e.title, e.source, e.date) for e in full] == rows
+        ids = [e.id for e in store.entries()][::-7]
+        assert [r[0] for r in store.entry_rows(ids)] == ids
+        assert store.topic_unread_counts() == {t.id: t.size for t in topics}
+        first = store.topic_rows(topics[0].id)
+        for eid, *_ in first:
+            store.set_read(eid)
+        store.set_read(store.topic_rows(topics[1].id)[0][0])
+        unread = store.topic_unread_counts()
+        assert topics[0].id not in unread
+        assert unread[topics[1].id] == topics[1].size - 1
+        assert store.count_unassigned() == 0
+        sources, months = store.topic_profile()
+        assert sum(n for per in months.values() for n in per.values()) == sum(
+            1 for e in store.entries() if e.date
+        )
+        assert sum(n for per in sources.values() for _, n in per) == sum(
+            1 for e in store.entries() if e.source
+        )
