@@ -53,6 +53,7 @@ class MainScreen(Screen[None]):
         self.unread: dict[int, int] = {}
         self.view: View | None = None
         self.search_query: str | None = None
+        self._search_count = 0
         self.preparing = False
         self._version = 0
         self._stage: Any = None
@@ -121,7 +122,9 @@ class MainScreen(Screen[None]):
             view = View("topic", self.topics[0].id)
         self.show_topics(view)
         if view is not None:
-            self.show_view(view, keep=self.entry_list.current_id, wait=True)
+            # a search scans every entry: never on the event loop
+            wait = view.kind != "search"
+            self.show_view(view, keep=self.entry_list.current_id, wait=wait)
         else:
             self.view = None
             self.entry_list.empty_text = (
@@ -135,8 +138,6 @@ class MainScreen(Screen[None]):
             search = (self.search_query, self._search_count)
         items = topic_items(self.topics, self.unread, len(self.bookmarks), search)
         self.topic_list.show(items, current)
-
-    _search_count = 0
 
     def fetch_rows(self, view: View) -> list[Row]:
         """The rows of a view, straight from the store (called in a worker thread)."""
@@ -166,6 +167,9 @@ class MainScreen(Screen[None]):
     def _rows_ready(self, view: View, rows: list[Row], keep: str | None) -> None:
         if view != self.view:
             return
+        if view.kind == "search" and self._search_count != len(rows):
+            self._search_count = len(rows)
+            self.show_topics(view)
         if self.unread_only:
             rows = [r for r in rows if r.id not in self.read or r.id == keep]
         entries = self.entry_list
@@ -419,12 +423,13 @@ class MainScreen(Screen[None]):
             self.reload()
             return
         view = View("search", query=query)
-        ids = self.store.search(query)
         self.search_query = query
-        self._search_count = len(ids)
-        self.show_topics(view)
+        self._search_count = 0
         self.view = view
-        self._rows_ready(view, [Row(*r) for r in self.store.entry_rows(ids)], None)
+        self.show_topics(view)
+        self.entry_list.empty_text = "Searching…"
+        self.entry_list.show_rows([])
+        self.show_view(view)  # in a worker: a search reads every entry
         self.entry_list.focus()
 
     def action_overview(self) -> None:
