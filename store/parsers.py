@@ -183,12 +183,8 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
                 i += 1
             continue
         body = items[i + 1 : i + 3]
-        if len(body) < 2:
-            missing = "summary and comment" if not body else "curator's comment"
-            result.problems.append(
-                Problem(display, number, f"truncated entry: header without its {missing}")
-            )
-            break
+        # a header among the next two lines first: at the end of a file, "header, header"
+        # is two incomplete entries, not one header whose summary is a header
         offset = next((k for k, b in enumerate(body) if _is_header(b[1])), None)
         if offset is not None:
             misplaced = body[offset]
@@ -202,6 +198,12 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
             )
             i += 1 + offset
             continue
+        if len(body) < 2:
+            missing = "summary and comment" if not body else "curator's comment"
+            result.problems.append(
+                Problem(display, number, f"truncated entry: header without its {missing}")
+            )
+            break
         touched = [n for n in (number, body[0][0], body[1][0]) if n in bad]
         if touched:
             result.problems.append(_encoding_problem(display, touched[0], lines[touched[0] - 1][1]))

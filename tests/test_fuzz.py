@@ -408,6 +408,25 @@ def test_found_by_fuzzing_stray_first_lines(workdir: Path):
     assert [p.line for p in result.problems] == [1]
 
 
+def test_found_by_fuzzing_two_headers_at_the_end(workdir: Path):
+    """Regression: a digest ending in two header lines reported one header without its
+    comment (the second header taken for a summary), and the second header not at all."""
+    blob = "\n".join(
+        [*digest_lines([_DIGEST_ENTRY]), "工程实践 A Blog", "工程实践 B Blog"]
+    ).encode()
+    result, display = parse_bytes(workdir, blob)
+    check(result, blob, display)
+    assert len(result.entries) == 1
+    assert [(p.line, p.message.split(":")[0]) for p in result.problems] == [
+        (
+            5,
+            "expected a summary or comment but found a header line; the entry at line 4 is "
+            "incomplete and was skipped",
+        ),
+        (5, "truncated entry"),
+    ]
+
+
 # --- through the store ---------------------------------------------------------------------
 
 
