@@ -675,3 +675,29 @@ def test_reader_queries_agree_with_the_full_ones(reader_store: Path):
         assert sum(n for per in sources.values() for _, n in per) == sum(
             1 for e in store.entries() if e.source
         )
+
+
+def test_bookmark_survives_kill_9_right_after(reader_store: Path):
+    """The reader process is killed (SIGKILL) the instant after `b`: the bookmark is there."""
+    code = f"""
+import asyncio, os, signal
+from pathlib import Path
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+
+async def main():
+    store = Store({str(reader_store)!r})
+    app = TopicLensApp(store, keymap_file=Path("/nonexistent/keymap.toml"), cluster=False)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await pilot.pause()
+        await pilot.press("l", "j", "b")
+        print(app.screen.entry_list.current_id, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+asyncio.run(main())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == -9, done.stderr[-2000:]
+    entry_id = done.stdout.strip().splitlines()[-1]
+    with Store(reader_store) as store:
+        assert store.bookmark_ids() == {entry_id}
+        assert store.query("PRAGMA integrity_check")[0][0] == "ok"
