@@ -262,7 +262,7 @@ def test_well_formed_files_read_back_exactly(workdir: Path, case, data):
 
 MUTATIONS = (
     *("delete", "duplicate", "swap", "shuffle", "garbage", "bytes", "gbk", "blank"),
-    *("truncate", "join", "nul"),
+    *("truncate", "join", "nul", "utf16", "latin1"),
 )
 
 
@@ -298,6 +298,10 @@ def mutated(draw: st.DrawFn) -> bytes:
             lines[i] = lines[i][:cut] + stray + lines[i][cut:]
         elif op == "gbk":  # one line saved in another encoding
             lines[i] = _gbk(lines[i])
+        elif op == "latin1":  # é, ü, ß… as single bytes
+            lines[i] += " café, Größe".encode("latin-1")
+        elif op == "utf16" and draw(st.integers(0, 4)) == 0:  # NUL bytes for ASCII text
+            lines[i] = lines[i].decode("utf-8", "replace").encode("utf-16-le")
         elif op == "blank":
             lines.insert(i, draw(st.sampled_from((b"", b"   ", b"\t", b"\r", "\u3000".encode()))))
         elif op == "truncate":  # cut anywhere, even inside a UTF-8 sequence

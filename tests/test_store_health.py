@@ -122,6 +122,17 @@ def test_a_data_dir_below_a_file(cli, tmp_path: Path):
     assert (tmp_path / "plain").read_text() == "x"
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_a_read_only_data_dir_by_permissions(cli, data_dir: Path, seeded: Path, new_file: Path):
+    before = dump_store(seeded)
+    data_dir.chmod(0o555)
+    try:
+        _refused(cli, data_dir, "read-only", f"Make {data_dir} writable")
+    finally:
+        data_dir.chmod(0o755)
+    assert dump_store(seeded) == before
+
+
 # --- a read-only data directory and a full disk: real mounts (root only) -----------------
 
 
