@@ -646,6 +646,24 @@ class Store:
         )
         return {r[0]: (r[1], r[2]) for r in rows}
 
+    def iter_cached_tokens(
+        self, version: str, batch: int = 5000
+    ) -> Iterator[tuple[str, str, bytes]]:
+        """(entry id, content hash, tokens blob) of every cached row of tokenizer
+        ``version``, a batch at a time, so a large cache never sits in memory whole."""
+        last = 0
+        while True:
+            rows = self.query(
+                "SELECT rowid, entry_id, content_hash, tokens FROM token_cache "
+                "WHERE tokenizer_version = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                (version, last, batch),
+            )
+            if not rows:
+                return
+            for r in rows:
+                yield r[1], r[2], r[3]
+            last = rows[-1][0]
+
     def put_tokens(self, rows: Iterable[tuple[str, str, str, bytes]]) -> None:
         """Store (entry id, content hash, tokenizer version, tokens blob) rows."""
         with self.write() as conn:
