@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lsa-dims", type=int, default=None, help="0 turns LSA off")
     parser.add_argument("--n-init", type=int, default=None)
     parser.add_argument("--anchors", type=Path, default=None)
+    parser.add_argument("--no-smooth", action="store_true", help="turn neighbour smoothing off")
     args = parser.parse_args(argv)
 
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     anchors = load_anchors(args.anchors) if args.anchors else []
     lsa_dims = model.LSA_DIMS if args.lsa_dims is None else (args.lsa_dims or None)
-    n_init = args.n_init or model.N_INIT
+    n_init = args.n_init or model.N_INIT or model.n_init_for(2000)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open_dir(tmp)
         report = import_file(store, args.path)
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CSL: {len(items)} entries from {args.path.name}; tokenized in {t_tok:.1f} s")
     print(
         f"pipeline: product tokenizer, sublinear TF-IDF (min_df=2), "
-        f"LSA {lsa_dims or 'off'}, KMeans n_init={n_init}, {len(anchors)} anchors"
+        f"LSA {lsa_dims or 'off'}, neighbour smoothing {'off' if args.no_smooth else 'on'}, "
+        f"KMeans n_init={n_init}, {len(anchors)} anchors"
     )
     for k in [int(x) for x in args.ks.split(",")]:
         scores: dict[str, list[float]] = {}
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                 lsa_dims=lsa_dims,
                 max_share=None,
                 with_similar=False,
+                smoothing=not args.no_smooth,
             )
             pred = fit.labels.tolist()
             for name, truth in labels.items():

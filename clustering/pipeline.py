@@ -55,27 +55,33 @@ def entry_tokens(
     """Tokens for (entry id, text) pairs, from the cache where it is current; the rest
     are tokenized (on every core when many) and cached. Returns (tokens, how many were
     tokenized now)."""
-    from .tokenize import tokenize_many, tokenizer_version
+    from .tokenize import iter_tokenize, tokenizer_version
 
     version = tokenizer_version()
-    cached = store.cached_tokens(version)
     out: list[list[str] | None] = [None] * len(items)
-    missing: list[int] = []
     hashes = [content_hash(text) for _, text in items]
-    for i, (eid, _) in enumerate(items):
-        hit = cached.get(eid)
-        if hit is not None and hit[0] == hashes[i]:
-            blob = hit[1]
-            out[i] = blob.decode("utf-8").split(_SEP) if blob else []
-        else:
-            missing.append(i)
-    del cached
-    if missing:
-        fresh = tokenize_many([items[i][1] for i in missing], progress=progress)
-        rows = []
-        for i, toks in zip(missing, fresh, strict=True):
-            out[i] = toks
-            rows.append((items[i][0], hashes[i], version, _SEP.join(toks).encode("utf-8")))
+    position = {eid: i for i, (eid, _) in enumerate(items)}
+    # one string object per distinct token: 100,000 entries hold about 20 million tokens
+    pool: dict[str, str] = {}
+    intern = pool.setdefault
+
+    def shared(tokens: list[str]) -> list[str]:
+        return [intern(t, t) for t in tokens]
+
+    for eid, digest, blob in store.iter_cached_tokens(version):
+        i = position.get(eid)
+        if i is not None and digest == hashes[i]:
+            out[i] = shared(blob.decode("utf-8").split(_SEP)) if blob else []
+    missing = [i for i, toks in enumerate(out) if toks is None]
+    rows: list[tuple[str, str, str, bytes]] = []
+    fresh = iter_tokenize([items[i][1] for i in missing], progress=progress)
+    for i, toks in zip(missing, fresh, strict=True):
+        out[i] = shared(toks)
+        rows.append((items[i][0], hashes[i], version, _SEP.join(toks).encode("utf-8")))
+        if len(rows) >= 5000:
+            store.put_tokens(rows)
+            rows = []
+    if rows:
         store.put_tokens(rows)
     return [t if t is not None else [] for t in out], len(missing)
 

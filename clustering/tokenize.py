@@ -285,7 +285,18 @@ def tokenize_many(
     processes: int | None = None,
     progress: Any = None,
 ) -> list[list[str]]:
-    """Tokenize many texts, in order, on every core when there are enough of them.
+    """Tokenize many texts, in order, on every core when there are enough of them."""
+    return list(iter_tokenize(texts, processes=processes, progress=progress))
+
+
+def iter_tokenize(
+    texts: list[str],
+    *,
+    processes: int | None = None,
+    progress: Any = None,
+) -> Iterator[list[str]]:
+    """Tokens of each text, in order, as they are ready; on every core (one jieba per
+    worker process) when there are enough texts to pay for starting the workers.
     ``progress(done_fraction)`` is called from the calling thread."""
     import os
 
@@ -293,24 +304,21 @@ def tokenize_many(
     workers = processes if processes is not None else (os.cpu_count() or 1)
     if n < PARALLEL_MIN or workers <= 1:
         tk = Tokenizer()
-        out = []
         step = max(1, n // 20)
         for i, t in enumerate(texts):
-            out.append(tk(t))
+            yield tk(t)
             if progress and (i + 1) % step == 0:
                 progress((i + 1) / n)
-        return out
+        return
     import multiprocessing
 
     chunk = 250
     chunks = [texts[i : i + chunk] for i in range(0, n, chunk)]
-    out = []
     # spawn, not fork: the reader calls this from a thread, and forking a threaded
     # process can deadlock
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker) as pool:
         for i, part in enumerate(pool.imap(_work, chunks)):
-            out.extend(part)
+            yield from part
             if progress:
                 progress((i + 1) / len(chunks))
-    return out
