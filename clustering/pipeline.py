@@ -308,7 +308,7 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     in a topic are left alone. Returns how many were assigned."""
     import numpy as np
 
-    from .model import TOP_SIMILAR, TOP_TERMS
+    from .model import SMOOTH_NEIGHBOURS, TOP_SIMILAR, TOP_TERMS, smooth
     from .tokenize import vocabulary
 
     saved = store.topic_model()
@@ -327,6 +327,32 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     docs, _ = entry_tokens(store, [(e.id, e.text()) for e in todo])
     tfidf, vectors = transform(docs, model.vocab, model.idf, model.components)
     dense = np.asarray(vectors.todense()) if hasattr(vectors, "todense") else vectors
+    doc_vecs = (
+        model.doc_vectors.astype(np.float32)
+        if model.doc_vectors.size and model.components is not None
+        else None
+    )
+    near_idx = near_sim = None
+    if doc_vecs is not None and len(doc_vecs):
+        # the entry's nearest clustered entries: its similar entries, and (as in the fit)
+        # the neighbours its vector is smoothed towards before choosing a topic
+        m = min(len(doc_vecs), max(TOP_SIMILAR, min(SMOOTH_NEIGHBOURS, len(doc_vecs) // 50)))
+        near_idx = np.zeros((len(todo), m), dtype=np.int64)
+        near_sim = np.zeros((len(todo), m), dtype=np.float32)
+        for start in range(0, len(todo), 512):
+            block = dense[start : start + 512] @ doc_vecs.T
+            top = np.argpartition(-block, m - 1, axis=1)[:, :m]
+            val = np.take_along_axis(block, top, axis=1)
+            order = np.argsort(-val, axis=1, kind="stable")
+            near_idx[start : start + 512] = np.take_along_axis(top, order, axis=1)
+            near_sim[start : start + 512] = np.take_along_axis(val, order, axis=1)
+        k_smooth = min(m, SMOOTH_NEIGHBOURS, max(3, len(doc_vecs) // 50))
+        dense = smooth(
+            np.vstack([dense, doc_vecs]),
+            np.vstack(
+                [near_idx[:, :k_smooth] + len(dense), np.full((len(doc_vecs), k_smooth), -1)]
+            ),
+        )[: len(todo)]
     sims = dense @ model.centroids.T
     # only topics that still exist (a topic can be gone since the model was saved)
     alive = np.asarray([tid in live for tid in model.topic_ids])
@@ -337,11 +363,6 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     vocab = vocabulary()
     out: dict[str, tuple[int, float, list[str]]] = {}
     similar: dict[str, list[tuple[str, float]]] = {}
-    doc_vecs = (
-        model.doc_vectors.astype(np.float32)
-        if model.doc_vectors.size and model.components is not None
-        else None
-    )
     for r, e in enumerate(todo):
         c = int(best[r])
         kws = model.keywords[c]
@@ -362,12 +383,11 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
                 terms.append(label)
         score = float(sims[r, c]) if np.isfinite(sims[r, c]) else 0.0
         out[e.id] = (model.topic_ids[c], score, terms)
-        if doc_vecs is not None and len(doc_vecs):
-            cos = doc_vecs @ dense[r]
-            m = min(TOP_SIMILAR, len(cos))
-            idx = np.argpartition(-cos, m - 1)[:m]
-            idx = idx[np.argsort(-cos[idx], kind="stable")]
-            similar[e.id] = [(model.doc_ids[j], round(float(cos[j]), 6)) for j in idx]
+        if near_idx is not None and near_sim is not None:
+            similar[e.id] = [
+                (model.doc_ids[j], round(float(v), 6))
+                for j, v in zip(near_idx[r, :TOP_SIMILAR], near_sim[r, :TOP_SIMILAR], strict=True)
+            ]
     store.add_assignments(out, similar)
     return len(out)
 
