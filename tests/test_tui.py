@@ -118,9 +118,11 @@ def test_move_within_panes_and_between_them(reader_store: Path):
 
         await pilot.press("right")
         assert app.focused is s.detail_pane
-        await pilot.press("l")  # the rightmost pane stays put
-        assert app.focused is s.detail_pane
-        await pilot.press("h")
+        await pilot.press("l")
+        assert app.focused is s.query_one("#similar")
+        await pilot.press("l")  # the last pane stays put
+        assert app.focused is s.query_one("#similar")
+        await pilot.press("h", "h")
         assert app.focused is s.entry_list
         await pilot.press("left")
         assert app.focused is s.topic_list
@@ -162,9 +164,14 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
         # the topic's unread count went down by one
         item = s.topic_list.item(1)
         assert item is not None and item.unread == item.size - 1
-        # the detail pane scrolls with j/k
+        # the detail pane shows the entry in full and scrolls with j/k
+        entry = s.detail.entry
+        assert entry.title in s.detail_pane.text
+        assert entry.comment[:10] in s.detail_pane.text.replace("\n", "")
         await pilot.press("j", "j")
-        assert s.detail_pane.scroll_y >= 0
+        assert s.detail_pane.scroll_y == 2
+        await pilot.press("g")
+        assert s.detail_pane.scroll_y == 0
 
     run(reader_store, scenario)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -33,6 +34,9 @@ STAGES = {
 }
 
 
+ROWS_CACHED = 16  # topics whose rows stay in memory
+
+
 class MainScreen(Screen[None]):
     """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
 
@@ -54,6 +58,7 @@ class MainScreen(Screen[None]):
         self.view: View | None = None
         self.search_query: str | None = None
         self._search_count = 0
+        self._rows_cache: OrderedDict[View, list[Row]] = OrderedDict()
         self.preparing = False
         self._version = 0
         self._stage: Any = None
@@ -68,6 +73,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="right"):
                 yield EntryList(id="entries")
                 yield DetailPane(id="detail")
+                yield SimilarList(id="similar")
         yield Footer(compact=True)
 
     @property
@@ -87,6 +93,9 @@ class MainScreen(Screen[None]):
         self.detail_pane.border_title = "Entry"
         self.entry_list.data_bind(MainScreen.bookmarks, MainScreen.read)
         self.detail_pane.data_bind(MainScreen.detail)
+        similar = self.query_one("#similar", SimilarList)
+        similar.border_title = "Similar entries"
+        similar.data_bind(MainScreen.detail)
         self._version = self.store.external_changes()
         self.reload()
         if self.cluster:
@@ -101,12 +110,14 @@ class MainScreen(Screen[None]):
     def on_resize(self) -> None:
         # at 80 columns every footer key fits only without the palette hint (ctrl+p still works)
         self.query_one(Footer).show_command_palette = self.size.width >= 100
+        self.set_class(self.size.height < 30, "-short")
 
     # --- loading ---------------------------------------------------------------------
 
     def reload(self) -> None:
         """Read topics, bookmarks and read state again and show the current view."""
         store = self.store
+        self._rows_cache.clear()
         self.topics = store.topics()
         self.unread = store.topic_unread_counts()
         self.bookmarks = frozenset(store.bookmark_ids())
@@ -148,21 +159,37 @@ class MainScreen(Screen[None]):
             raw = store.entry_rows([b.entry_id for b in reversed(store.bookmarks())])
         else:
             raw = store.entry_rows(store.search(view.query))
-        return [Row(*r) for r in raw]
+        return list(map(Row._make, raw))
 
     def show_view(self, view: View, keep: str | None = None, *, wait: bool = False) -> None:
-        """Show ``view`` in the entry list: at once when ``wait``, else from a worker."""
+        """Show ``view`` in the entry list: at once when ``wait`` or when its rows are
+        cached, else from a worker."""
         self.view = view
-        if wait:
-            self._rows_ready(view, self.fetch_rows(view), keep)
+        cached = self._rows_cache.get(view)
+        if cached is not None:
+            self._rows_cache.move_to_end(view)
+            self._rows_ready(view, cached, keep)
+        elif wait:
+            self._rows_ready(view, self._remember(view, self.fetch_rows(view)), keep)
         else:
             self._load_rows(view, keep)
+
+    def _remember(self, view: View, rows: list[Row]) -> list[Row]:
+        """Keep the rows of the last few topics: going back to one costs nothing."""
+        if view.kind == "topic":
+            self._rows_cache[view] = rows
+            while len(self._rows_cache) > ROWS_CACHED:
+                self._rows_cache.popitem(last=False)
+        return rows
 
     @work(thread=True, exclusive=True, group="rows", exit_on_error=False)
     def _load_rows(self, view: View, keep: str | None) -> None:
         rows = self.fetch_rows(view)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._rows_ready, view, rows, keep)
+            self.app.call_from_thread(self._loaded, view, rows, keep)
+
+    def _loaded(self, view: View, rows: list[Row], keep: str | None) -> None:
+        self._rows_ready(view, self._remember(view, rows), keep)
 
     def _rows_ready(self, view: View, rows: list[Row], keep: str | None) -> None:
         if view != self.view:
@@ -344,7 +371,7 @@ class MainScreen(Screen[None]):
     # --- actions -------------------------------------------------------------------------
 
     def _panes(self) -> list[Widget]:
-        return [self.topic_list, self.entry_list, self.detail_pane]
+        return [self.topic_list, self.entry_list, self.detail_pane, self.query_one(SimilarList)]
 
     def action_pane(self, step: int) -> None:
         panes = self._panes()

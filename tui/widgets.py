@@ -11,14 +11,13 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events, on
 from textual.binding import BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 from topiclens.store.models import Topic
 from topiclens.store.text import cell_width, fit_cells
@@ -38,6 +37,19 @@ def _pad(text: str, width: int) -> str:
     if cell_len(text) <= width:
         return set_cell_size(text, width)
     return set_cell_size(set_cell_size(text, width - 1).rstrip() + "…", width)
+
+
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Give a Line API view a new scrollable size without a layout of the whole screen.
+
+    Setting ``virtual_size`` normally reflows the screen, because a scrollbar that appears
+    takes room from the content. The views here keep the room for their scrollbar
+    (``scrollbar-gutter: stable`` in the CSS), so only the view and its scrollbar need
+    drawing again: at 100,000 entries that halves what a cursor move costs."""
+    if size != view.virtual_size:
+        view.set_reactive(ScrollView.virtual_size, size)
+        view._scroll_update(size)
+        view.refresh()
 
 
 # --- topics ----------------------------------------------------------------------------
@@ -178,7 +190,7 @@ class EntryList(ScrollView, can_focus=True):
         index = 0
         if keep is not None:
             index = next((i for i, r in enumerate(rows) if r.id == keep), 0)
-        self.virtual_size = Size(self.scrollable_content_region.width, len(rows))
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(rows)))
         self.scroll_to(
             y=max(0, index - self.scrollable_content_region.height // 2),
             animate=False,
@@ -218,7 +230,7 @@ class EntryList(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(self.rows)))
         self._scroll_cursor_visible()
 
     def on_focus(self) -> None:
@@ -330,6 +342,31 @@ class SimilarList(OptionList):
     class Jump(Message):
         entry_id: str
 
+    detail: reactive[Detail | None] = reactive(None, always_update=True)
+
+    def watch_detail(self, detail: Detail | None) -> None:
+        """Its height is fixed in CSS: new options repaint it without a layout."""
+        similar = detail.similar if detail is not None else []
+        if similar:
+            self.set_options(
+                Option(
+                    Content.assemble(
+                        row.title,
+                        (
+                            "  " + " ".join(filter(None, (row.source, row.date or ""))),
+                            "$text-muted",
+                        ),
+                    ),
+                    id=row.id,
+                )
+                for row, _score in similar
+            )
+            self.highlighted = 0
+        else:
+            self.set_options(
+                [Option(Content.styled("No similar entries.", "$text-muted italic"), disabled=True)]
+            )
+
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -337,21 +374,33 @@ class SimilarList(OptionList):
             self.post_message(self.Jump(event.option.id))
 
 
-class DetailPane(VerticalScroll):
-    """One entry in full: scrollable, with its similar entries selectable at the bottom."""
+class DetailPane(ScrollView, can_focus=True):
+    """One entry in full, drawn line by line (Line API): showing another entry changes
+    this pane's virtual size, not the screen's layout, so a cursor move repaints two
+    panes instead of reflowing the whole screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *bindings(NAVIGATION[:2]),
         FIRST.binding(),
         LAST.binding(),
+        *bindings(NAVIGATION[4:6]),
     ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "detail--title",
+        "detail--muted",
+        "detail--accent",
+        "detail--heading",
+    }
 
     detail: reactive[Detail | None] = reactive(None, always_update=True)
 
-    def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(id="detail-body")
-        yield Static("Similar entries", id="similar-title", classes="section")
-        yield SimilarList(id="similar")
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._paragraphs: list[Paragraph] = [("", "", "No entry selected.", "muted")]
+        self._lines: list[Line] = []
+        self._width_drawn = 0
+        self._styles: dict[str, Style] = {}
 
     def action_cursor_up(self) -> None:
         self.scroll_up(animate=False)
@@ -365,51 +414,61 @@ class DetailPane(VerticalScroll):
     def action_last(self) -> None:
         self.scroll_end(animate=False)
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._paragraphs: list[Paragraph] = []
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
 
-    def _width(self) -> int:
-        return self.scrollable_content_region.width or 60
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
+
+    @property
+    def text(self) -> str:
+        """What the pane shows, as plain text (for tests and screen readers)."""
+        return "\n".join("".join(t for t, _ in line) for line in self._lines)
+
+    def _wrap(self) -> None:
+        width = self.scrollable_content_region.width or 60
+        self._lines = render_paragraphs(self._paragraphs, width)
+        self._width_drawn = width
+        set_virtual_size(self, Size(width, len(self._lines)))
 
     def on_resize(self) -> None:
-        if self._paragraphs:
-            body = self.query_one("#detail-body", Static)
-            body.update(render_paragraphs(self._paragraphs, self._width()))
+        self._wrap()
+        self.refresh()
 
     def watch_detail(self, detail: Detail | None) -> None:
-        if not self.is_mounted:
-            return
-        body = self.query_one("#detail-body", Static)
-        similar = self.query_one(SimilarList)
-        title = self.query_one("#similar-title", Static)
-        if detail is None:
-            self._paragraphs = []
-            body.update(Content.from_markup("[$text-muted i]No entry selected.[/]"))
-            similar.clear_options()
-            similar.display = title.display = False
-            return
-        self._paragraphs = detail_paragraphs(detail)
-        body.update(render_paragraphs(self._paragraphs, self._width()))
-        similar.set_options(
-            Option(
-                Content.from_markup(
-                    "$title [$text-muted]$source $date[/]",
-                    title=row.title,
-                    source=row.source,
-                    date=row.date or "",
-                ),
-                id=row.id,
-            )
-            for row, _score in detail.similar
+        self._paragraphs = (
+            detail_paragraphs(detail)
+            if detail is not None
+            else [("", "", "No entry selected.", "muted")]
         )
-        similar.display = title.display = bool(detail.similar)
-        if detail.similar:
-            similar.highlighted = 0
-        self.scroll_home(animate=False)
+        self._wrap()
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        base = self.rich_style
+        get = self.get_component_rich_style
+        self._styles = {"": base} | {
+            name: base + get(f"detail--{name}") for name in ("title", "muted", "accent", "heading")
+        }
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        styles = self._styles or {"": self.rich_style}
+        index = round(self.scroll_y) + y
+        if width != self._width_drawn:
+            self._wrap()
+        if index >= len(self._lines):
+            return Strip.blank(width, styles[""])
+        segments = [
+            Segment(text, styles.get(style, styles[""])) for text, style in self._lines[index]
+        ]
+        return Strip(segments).adjust_cell_length(width, styles[""])
 
 
-# A paragraph of the detail pane: (label, label style, text, text style).
+# A paragraph of the detail pane: (label, label style, text, text style); the styles
+# name the detail pane's component classes ("title" is "detail--title"), "" is plain.
 Paragraph = tuple[str, str, str, str]
 
 _TOKEN = re.compile(
@@ -463,42 +522,46 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
         marks.append(f"{BOOKMARK_MARK} bookmarked")
     marks.append("read" if d.read else f"{UNREAD_MARK} unread")
     out: list[Paragraph] = [
-        ("", "", e.title, "b $primary"),
-        ("", "", meta, "$text-muted"),
-        ("", "", "  ".join(marks), "$accent"),
+        ("", "", e.title, "title"),
+        ("", "", meta, "muted"),
+        ("", "", "  ".join(marks), "accent"),
         ("", "", "", ""),
     ]
     if e.summary:
         out += [("", "", e.summary, ""), ("", "", "", "")]
     if e.comment:
-        out += [("", "", "Curator's comment", "b $secondary"), ("", "", e.comment, "")]
+        out += [("", "", "Curator's comment", "heading"), ("", "", e.comment, "")]
         out.append(("", "", "", ""))
     if e.url:
-        out += [("", "", e.url, "$text-muted"), ("", "", "", "")]
+        out += [("", "", e.url, "muted"), ("", "", "", "")]
     if d.topic is not None:
-        out.append(("Topic ", "b $secondary", d.topic.name, ""))
+        out.append(("Topic ", "heading", d.topic.name, ""))
         keywords = ", ".join(k for k, _ in d.topic.keywords[:8])
         if keywords:
-            out.append(("keywords: ", "$text-muted", keywords, ""))
+            out.append(("keywords: ", "muted", keywords, ""))
         if d.terms:
-            out.append(("tied by: ", "$text-muted", ", ".join(d.terms[:8]), "$accent"))
+            out.append(("tied by: ", "muted", ", ".join(d.terms[:8]), "accent"))
         out.append(("", "", "", ""))
     if d.bookmark is not None:
         note = d.bookmark.note or "(no note: press N to write one)"
-        out += [("", "", "Note", "b $secondary"), ("", "", note, ""), ("", "", "", "")]
+        out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
     return out
 
 
-def render_paragraphs(paragraphs: list[Paragraph], width: int) -> Content:
-    lines: list[Content] = []
+Line = list[tuple[str, str]]
+
+
+def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:
+    """The paragraphs wrapped to ``width`` cells: lines of (text, style name) parts."""
+    lines: list[Line] = []
     for label, label_style, text, style in paragraphs:
         for n, line in enumerate(wrap_cells(label + text, width)):
             if n == 0 and label:
                 cut = min(len(label.rstrip()), len(line))
-                lines.append(Content.assemble((line[:cut], label_style), (line[cut:], style)))
+                lines.append([(line[:cut], label_style), (line[cut:], style)])
             else:
-                lines.append(Content.styled(line, style) if style else Content(line))
-    return Content("\n").join(lines)
+                lines.append([(line, style)])
+    return lines
 
 
 def topic_items(
