@@ -730,15 +730,12 @@ class Store:
     def topic_rows(self, topic_id: int) -> list[tuple[str, str, str, str | None]]:
         """(id, title, source, date) of a topic's entries, newest first: one query, no
         summaries, so a list of thousands of entries loads in milliseconds."""
-        return [
-            tuple(r)
-            for r in self.query(
-                "SELECT e.id, e.title, e.source, e.date FROM topic_assignments a "
-                "JOIN entries e ON e.id = a.entry_id WHERE a.topic_id = ? "
-                "ORDER BY e.date IS NULL, e.date DESC, e.rowid",
-                (topic_id,),
-            )
-        ]
+        return self.query(
+            "SELECT e.id, e.title, e.source, e.date FROM topic_assignments a "
+            "JOIN entries e ON e.id = a.entry_id WHERE a.topic_id = ? "
+            "ORDER BY e.date IS NULL, e.date DESC, e.rowid",
+            (topic_id,),
+        )
 
     def entry_rows(self, ids: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
         """(id, title, source, date) for ``ids``, in the order given."""
