@@ -37,7 +37,7 @@ Progress = Callable[[str, float], None]
 def n_init_for(n: int) -> int:
     """KMeans starts: many where they are cheap, fewer on large corpora (where the
     anchor seeds and the sheer amount of data make starts agree anyway)."""
-    return 10 if n <= 5_000 else 4 if n <= 20_000 else 2
+    return 10 if n <= 5_000 else 4 if n <= 20_000 else 1
 
 
 def auto_k(n: int, n_anchors: int = 0) -> int:
@@ -478,6 +478,7 @@ def fit_topics(
     # nearest entries: all pairs on small corpora; on large ones within a first clustering
     m = min(SMOOTH_NEIGHBOURS, max(3, n // 50)) if smoothing else 0
     m = max(m, TOP_SIMILAR if with_similar else 0)
+    first = None
     if n <= ALL_PAIRS_MAX:
         near_idx, near_sim = nearest(x, None, m)
     else:
@@ -485,7 +486,12 @@ def fit_topics(
         near_idx, near_sim = nearest(x, first, m)
     mark("neighbours", 0.65)
     xs = smooth(x, near_idx[:, : min(SMOOTH_NEIGHBOURS, max(3, n // 50))]) if smoothing else x
-    labels, inertia = _kmeans(xs, k, seeds_in(xs), random_state, starts)
+    if first is not None:
+        # large corpus: the first clustering, moved to the smoothed vectors, is the start
+        start = [xs[first == c].mean(axis=0) for c in range(k) if (first == c).any()]
+        labels, inertia = _kmeans(xs, len(start), [s / np.linalg.norm(s) for s in start], 0, 1)
+    else:
+        labels, inertia = _kmeans(xs, k, seeds_in(xs), random_state, starts)
     if max_share is not None and n >= 10:
         labels = _cap(xs, labels, random_state, max_share)
     labels = _relabel(labels)
