@@ -708,3 +708,22 @@ asyncio.run(main())
     with Store(reader_store) as store:
         assert store.bookmark_ids() == {entry_id}
         assert store.query("PRAGMA integrity_check")[0][0] == "ok"
+
+
+def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
+    from rich.cells import cell_len
+    from topiclens.tui.widgets import _NO_LINE_START, wrap_cells
+
+    with Store(reader_store) as store:
+        texts = [e.summary for e in store.entries()] + ["x" * 30 + " 中文，标点。", "（括号）"]
+    for width in (7, 20, 41, 78):
+        for text in texts:
+            lines = wrap_cells(text, width)
+            assert all(cell_len(line) <= width for line in lines)
+            assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+            if width >= 40:  # narrower, a long word glued to its comma may have to be cut
+                assert not any(line[:1] in _NO_LINE_START for line in lines[1:] if line)
+    # Chinese breaks between characters: lines come out nearly full
+    zh = next(t for t in texts if t.count("，") > 3 and cell_len(t) > 200)
+    lines = wrap_cells(zh, 40)
+    assert all(cell_len(line) >= 30 for line in lines[:-1])

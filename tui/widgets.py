@@ -20,7 +20,6 @@ from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 from topiclens.store.models import Topic
-from topiclens.store.text import cell_width, fit_cells
 
 from .commands import FIRST, LAST, NAVIGATION, bindings
 from .model import Detail, Row, View
@@ -114,7 +113,7 @@ class TopicList(OptionList):
         """One line: the name cut to fit, then the size and the unread count."""
         counts = f" {item.size}"
         unread = f" {item.unread}{UNREAD_MARK}" if item.unread else ""
-        room = max(4, width - 1 - cell_width(counts + unread))
+        room = max(4, width - 1 - cell_len(counts + unread))
         name = _pad(item.name, room)
         return Content.assemble(
             " ",
@@ -500,15 +499,16 @@ def wrap_cells(text: str, width: int) -> list[str]:
                 if line:
                     line, used = line + " ", used + 1
                 continue
-            w = cell_width(tok)
+            w = cell_len(tok)
             if used + w > width and line.strip():
                 lines.append(line.rstrip())
                 line, used = "", 0
             while w > width:  # a word longer than the line: cut it
-                head = fit_cells(tok, width, ellipsis="")
+                head = set_cell_size(tok, width).rstrip()  # a wide character may not fit
+                head = head or tok[0]
                 lines.append(head)
                 tok = tok[len(head) :]
-                w = cell_width(tok)
+                w = cell_len(tok)
             line, used = line + tok, used + w
         lines.append(line.rstrip())
     return lines
