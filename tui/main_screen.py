@@ -102,6 +102,7 @@ class MainScreen(Screen[None]):
             if not self.topics:
                 empty = not self.store.count_entries()
                 self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
+                self.preparing = True
                 self.prepare()
             else:
                 self._check_new_entries()
@@ -250,7 +251,6 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="prepare", exit_on_error=False)
     def prepare(self) -> None:
         """Import the bundled corpus if the store is empty, then group entries into topics."""
-        self.preparing = True
 
         def progress(stage: str, fraction: float) -> None:
             self.app.call_from_thread(self._progress, stage, fraction)
@@ -272,6 +272,7 @@ class MainScreen(Screen[None]):
 
     def _group_new_entries(self) -> None:
         self._progress("Grouping new entries", 0)
+        self.preparing = True
         self.prepare()
 
     def _progress(self, stage: str, fraction: float) -> None:
