@@ -102,8 +102,7 @@ class MainScreen(Screen[None]):
             if not self.topics:
                 empty = not self.store.count_entries()
                 self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
-                self.preparing = True
-                self.prepare()
+                self._start_preparing()
             else:
                 self._check_new_entries()
         self.set_interval(self.poll_interval, self.poll_store)
@@ -272,7 +271,20 @@ class MainScreen(Screen[None]):
 
     def _group_new_entries(self) -> None:
         self._progress("Grouping new entries", 0)
+        self._start_preparing()
+
+    def _start_preparing(self) -> None:
         self.preparing = True
+        # The clustering may tokenize in worker processes. multiprocessing's resource
+        # tracker hands its child our stderr; inside the app that is Textual's redirector,
+        # whose fileno() is -1, and the spawn fails ("bad value(s) in fds_to_keep"). Start
+        # the tracker here, on the app's thread, with the real stderr for that instant.
+        import sys
+        from contextlib import redirect_stderr
+        from multiprocessing import resource_tracker
+
+        with redirect_stderr(sys.__stderr__):
+            resource_tracker.ensure_running()
         self.prepare()
 
     def _progress(self, stage: str, fraction: float) -> None:
@@ -304,9 +316,12 @@ class MainScreen(Screen[None]):
             for progress in self.query("#progress"):
                 progress.display = False
             self._version = self.store.external_changes()
-            if worker.state == WorkerState.ERROR:
-                self.notify(f"Could not group entries: {worker.error}", severity="error")
             self.reload()
+            if worker.state == WorkerState.ERROR:
+                message = f"Could not group the entries into topics: {worker.error}"
+                self.notify(message, severity="error", timeout=30)
+                if not self.topics:
+                    self.entry_list.empty_text = f"{message}. `topiclens cluster` shows more."
             if worker.state == WorkerState.SUCCESS:
                 self.notify(f"{len(self.topics)} topics ready.")
         elif worker.state == WorkerState.ERROR:
