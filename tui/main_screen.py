@@ -102,7 +102,8 @@ class MainScreen(Screen[None]):
             if not self.topics:
                 empty = not self.store.count_entries()
                 self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
-                self._start_preparing()
+                self.preparing = True
+                self.call_after_refresh(self._start_preparing)  # the first frame comes first
             else:
                 self._check_new_entries()
         self.set_interval(self.poll_interval, self.poll_store)
