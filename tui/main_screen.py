@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Any, ClassVar
 
@@ -59,6 +60,9 @@ class MainScreen(Screen[None]):
         self.search_query: str | None = None
         self._search_count = 0
         self._rows_cache: OrderedDict[View, list[Row]] = OrderedDict()
+        self._reader: Store | None = None
+        self._reader_lock = threading.Lock()
+        self._generation = 0  # moves on every reload: late background rows are dropped
         self.preparing = False
         self._version = 0
         self._stage: Any = None
@@ -119,6 +123,7 @@ class MainScreen(Screen[None]):
         """Read topics, bookmarks and read state again and show the current view."""
         store = self.store
         self._rows_cache.clear()
+        self._generation += 1
         self.topics = store.topics()
         self.unread = store.topic_unread_counts()
         self.bookmarks = frozenset(store.bookmark_ids())
@@ -151,9 +156,23 @@ class MainScreen(Screen[None]):
         items = topic_items(self.topics, self.unread, len(self.bookmarks), search)
         self.topic_list.show(items, current)
 
-    def fetch_rows(self, view: View) -> list[Row]:
-        """The rows of a view, straight from the store (called in a worker thread)."""
-        store = self.store
+    @property
+    def reader(self) -> Store:
+        """A second connection for the workers' long reads, so that a query of thousands of
+        rows never holds the lock the event loop's short reads and writes wait on (WAL lets
+        both read at once)."""
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = Store(self.store.path)
+            return self._reader
+
+    def on_unmount(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+
+    def fetch_rows(self, view: View, store: Store | None = None) -> list[Row]:
+        """The rows of a view, straight from the store."""
+        store = store or self.store
         if view.kind == "topic" and view.topic_id is not None:
             raw = store.topic_rows(view.topic_id)
         elif view.kind == "bookmarks":
@@ -185,12 +204,39 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="rows", exit_on_error=False)
     def _load_rows(self, view: View, keep: str | None) -> None:
-        rows = self.fetch_rows(view)
+        generation = self._generation
+        rows = self.fetch_rows(view, self.reader)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._loaded, view, rows, keep)
+            self.app.call_from_thread(self._loaded, generation, view, rows, keep)
 
-    def _loaded(self, view: View, rows: list[Row], keep: str | None) -> None:
-        self._rows_ready(view, self._remember(view, rows), keep)
+    def _loaded(self, generation: int, view: View, rows: list[Row], keep: str | None) -> None:
+        if generation == self._generation:
+            self._rows_ready(view, self._remember(view, rows), keep)
+
+    def _prefetch_neighbours(self, view: View) -> None:
+        """Load the topics above and below the current one in the background: moving
+        through the topic list with j/k then finds their rows ready."""
+        ids = [t.id for t in self.topics]
+        if view.kind != "topic" or view.topic_id not in ids:
+            return
+        i = ids.index(view.topic_id)
+        wanted = [View("topic", ids[j]) for j in (i + 1, i - 1) if 0 <= j < len(ids)]
+        wanted = [v for v in wanted if v not in self._rows_cache]
+        if wanted:
+            self._prefetch(wanted)
+
+    @work(thread=True, exclusive=True, group="prefetch", exit_on_error=False)
+    def _prefetch(self, views: list[View]) -> None:
+        generation = self._generation
+        for view in views:
+            rows = self.fetch_rows(view, self.reader)
+            if get_current_worker().is_cancelled:
+                return
+            self.app.call_from_thread(self._prefetched, generation, view, rows)
+
+    def _prefetched(self, generation: int, view: View, rows: list[Row]) -> None:
+        if generation == self._generation:
+            self._remember(view, rows)
 
     def _rows_ready(self, view: View, rows: list[Row], keep: str | None) -> None:
         if view != self.view:
@@ -211,6 +257,7 @@ class MainScreen(Screen[None]):
         entries.show_rows(rows, keep)
         if not rows:
             self.detail = None
+        self._prefetch_neighbours(view)
 
     def _view_title(self, view: View, n: int) -> str:
         if view.kind == "bookmarks":
@@ -267,7 +314,7 @@ class MainScreen(Screen[None]):
     def _check_new_entries(self) -> None:
         """Entries imported since the last grouping are grouped now, in the background
         (counting them takes a scan, so not before the first frame)."""
-        if self.store.count_unassigned():
+        if self.reader.count_unassigned():
             self.app.call_from_thread(self._group_new_entries)
 
     def _group_new_entries(self) -> None:
