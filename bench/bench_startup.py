@@ -150,7 +150,11 @@ def main() -> None:
             else:
                 times[name].append(start_once(mode, store))
     base = statistics.median(times["empty Textual app"])
-    print(f"first frame, median of {args.runs} starts each, {SIZE[0]}x{SIZE[1]} pty:")
+    load = os.getloadavg()[0]
+    print(
+        f"first frame, median of {args.runs} starts each, {SIZE[0]}x{SIZE[1]} pty "
+        f"(load average {load:.1f}):"
+    )
     for name, _, _ in cases:
         med = statistics.median(times[name])
         spread = f"{min(times[name]):.3f}-{max(times[name]):.3f}"
