@@ -28,6 +28,8 @@ from .commands import APP, MAIN, NAVIGATION, Command
 from .keymap import keymap_path
 
 SPARKS = "▁▂▃▄▅▆▇█"
+# their styles load with the first of them, not with the reader's first frame
+DIALOG_CSS = Path(__file__).with_name("dialogs.tcss")
 BAR_WIDTH = 24
 MAX_MONTHS = 36
 
@@ -62,6 +64,8 @@ def bucket(counts: list[int], width: int) -> list[int]:
 
 class OverviewScreen(Screen[int | None]):
     """Every topic with its size as a bar, top keywords, sources and entries by month."""
+
+    CSS_PATH = DIALOG_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,o,q", "close", "Back", id="overview-close"),
@@ -151,6 +155,8 @@ def keys_for(screen: Screen[object], command: Command) -> str:
 class HelpScreen(ModalScreen[None]):
     """Every key, with what it does, and where the keymap file lives."""
 
+    CSS_PATH = DIALOG_CSS
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,f1,q", "close", "Close", id="help-close"),
     ]
@@ -206,6 +212,8 @@ class HelpScreen(ModalScreen[None]):
 class NoteScreen(ModalScreen[str | None]):
     """Edit a bookmark's note: Enter saves, Escape cancels."""
 
+    CSS_PATH = DIALOG_CSS
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="note-cancel")
     ]
@@ -233,6 +241,8 @@ class NoteScreen(ModalScreen[str | None]):
 class SearchScreen(ModalScreen[str | None]):
     """Ask what to search for: words in titles, summaries and comments."""
 
+    CSS_PATH = DIALOG_CSS
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="search-cancel")
     ]
@@ -259,6 +269,7 @@ class SearchScreen(ModalScreen[str | None]):
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    CSS_PATH = DIALOG_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm-yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm-no"),
@@ -286,6 +297,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
 class ExportScreen(ModalScreen[Path | None]):
     """Export the bookmarks: a format, a path, a confirmation before overwriting."""
+
+    CSS_PATH = DIALOG_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export-cancel")

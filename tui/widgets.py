@@ -78,11 +78,12 @@ class TopicList(OptionList):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._items: dict[str, TopicItem] = {}
         self._shown: tuple[list[TopicItem], View | None] | None = None
+        self._built_width = 0
 
     def show(self, items: list[TopicItem], current: View | None) -> None:
         """Rebuild the options, keeping the highlight on ``current``."""
         self._shown = (items, current)
-        width = self._width()
+        width = self._built_width = self._width()
         options: list[Option | None] = []
         pseudo = [i for i in items if i.view.kind != "topic"]
         for item in items:
@@ -103,7 +104,7 @@ class TopicList(OptionList):
         return width
 
     def on_resize(self) -> None:
-        if self._shown is not None:
+        if self._shown is not None and self._width() != self._built_width:
             current = self.item()
             items, _ = self._shown
             self.show(items, current.view if current is not None else None)
