@@ -727,3 +727,17 @@ def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
     zh = next(t for t in texts if t.count("，") > 3 and cell_len(t) > 200)
     lines = wrap_cells(zh, 40)
     assert all(cell_len(line) >= 30 for line in lines[:-1])
+
+
+def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        # offsets count from the widget's corner, border included: row 1 is the first entry
+        await pilot.click("#entries", offset=(10, 4))
+        assert s.entry_list.cursor == 3
+        assert s.detail.entry.id == s.entry_list.rows[3].id
+        await pilot.click("#entries", offset=(10, 4), times=2)
+        assert app.focused is s.detail_pane
+        with Store(reader_store) as store:
+            assert store.read_ids() == {s.entry_list.rows[3].id}
+
+    run(reader_store, scenario)
