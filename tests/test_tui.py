@@ -741,3 +741,19 @@ def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path)
             assert store.read_ids() == {s.entry_list.rows[3].id}
 
     run(reader_store, scenario)
+
+
+def test_every_binding_has_an_id_a_keymap_accepts():
+    from textual.binding import Binding
+    from topiclens.tui import screens, widgets
+    from topiclens.tui.app import TopicLensApp
+    from topiclens.tui.commands import BY_ID, SCREEN_BINDING_IDS
+
+    classes = [TopicLensApp, MainScreen, widgets.TopicList, widgets.EntryList]
+    classes += [widgets.DetailPane, widgets.SimilarList]
+    classes += [getattr(screens, n) for n in ("OverviewScreen", "HelpScreen", "NoteScreen")]
+    classes += [getattr(screens, n) for n in ("SearchScreen", "ConfirmScreen", "ExportScreen")]
+    for cls in classes:
+        for binding in cls.BINDINGS:
+            assert isinstance(binding, Binding) and binding.id, (cls, binding)
+            assert binding.id in BY_ID or binding.id in SCREEN_BINDING_IDS, binding.id

@@ -147,3 +147,18 @@ APP: tuple[Command, ...] = (
 
 ALL: tuple[Command, ...] = NAVIGATION + MAIN + APP
 BY_ID: dict[str, Command] = {c.id: c for c in ALL}
+
+# Bindings of the overview and the dialogs: they have ids too, so a keymap can move them.
+SCREEN_BINDING_IDS: frozenset[str] = frozenset(
+    {
+        "overview-close",
+        "overview-down",
+        "overview-up",
+        "help-close",
+        "note-cancel",
+        "search-cancel",
+        "confirm-yes",
+        "confirm-no",
+        "export-cancel",
+    }
+)

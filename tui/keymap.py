@@ -12,7 +12,7 @@ from pathlib import Path
 
 from topiclens.paths import ENV_HOME
 
-from .commands import BY_ID
+from .commands import BY_ID, SCREEN_BINDING_IDS
 
 KEYMAP_FILENAME = "keymap.toml"
 
@@ -46,7 +46,7 @@ def load_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
     keymap: dict[str, str] = {}
     problems: list[str] = []
     for binding_id, keys in table.items():
-        if binding_id not in BY_ID:
+        if binding_id not in BY_ID and binding_id not in SCREEN_BINDING_IDS:
             problems.append(f"{path}: unknown binding id {binding_id!r}")
         elif not isinstance(keys, str) or not keys.strip():
             problems.append(f'{path}: {binding_id} needs keys as a string, e.g. "x,ctrl+b"')

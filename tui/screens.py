@@ -69,8 +69,8 @@ class OverviewScreen(Screen[int | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,o,q", "close", "Back", id="overview-close"),
-        Binding("j", "down", show=False),
-        Binding("k", "up", show=False),
+        Binding("j", "down", show=False, id="overview-down"),
+        Binding("k", "up", show=False, id="overview-up"),
     ]
 
     def __init__(self, store: Store, topics: list[Topic]) -> None:
