@@ -26,6 +26,7 @@ from topiclens.store import Store, Topic
 
 from .commands import APP, MAIN, NAVIGATION, Command
 from .keymap import keymap_path
+from .widgets import wrap_cells
 
 SPARKS = "▁▂▃▄▅▆▇█"
 # their styles load with the first of them, not with the reader's first frame
@@ -166,6 +167,14 @@ class HelpScreen(ModalScreen[None]):
             dialog.border_title = "Keys"
             yield Static(self._text(), id="help-text")
 
+    def on_resize(self) -> None:
+        self.query_one("#help-text", Static).update(self._text())
+
+    def _width(self) -> int:
+        """Cells for a row of the list: the dialog's width (CSS: 96, at most the screen)
+        less its border, padding and scrollbar."""
+        return min(96, self.app.size.width) - 5
+
     def _text(self) -> Content:
         parts: list[Content] = []
         sections = (
@@ -173,19 +182,23 @@ class HelpScreen(ModalScreen[None]):
             ("Entries and views", MAIN[4:]),
             ("Everywhere", APP),
         )
+        indent = 19  # two spaces, the keys in 16 cells, a space
         for title, commands in sections:
             parts.append(Content.from_markup("[b $secondary]$t[/]", t=title))
             for c in commands:
                 keys = keys_for(self, c)
+                # the description wraps under itself, not under the keys
+                lines = wrap_cells(f"{c.help} ({c.id})", max(20, self._width() - indent))
+                first, rest = lines[0], lines[1:]
                 parts.append(
                     Content.from_markup(
-                        "  [b $accent]$keys[/]$pad $help [$text-muted]($id)[/]",
+                        "  [b $accent]$keys[/]$pad $line",
                         keys=keys,
                         pad=" " * max(1, 16 - len(keys)),
-                        help=c.help,
-                        id=c.id,
+                        line=first,
                     )
                 )
+                parts += [Content(" " * indent + line) for line in rest]
             parts.append(Content(""))
         parts.append(
             Content.from_markup(
