@@ -1,8 +1,5 @@
 """topiclens: a terminal reader for curated technical digests, grouped into topics."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("topiclens")
-except PackageNotFoundError:  # running from a checkout that is not installed
-    __version__ = "0.0.0"
+# The one place the version is written: pyproject.toml reads it from here (a plain
+# constant, so a start pays nothing for importlib.metadata).
+__version__ = "0.1.0"
