@@ -78,7 +78,9 @@ def build_features(
     if lsa_dims and dims >= 2:
         from sklearn.decomposition import TruncatedSVD
 
-        svd = TruncatedSVD(n_components=dims, random_state=random_state, n_iter=5)
+        # fewer power iterations on large corpora: each is two passes over the matrix
+        n_iter = 5 if tfidf.shape[0] <= 20_000 else 2
+        svd = TruncatedSVD(n_components=dims, random_state=random_state, n_iter=n_iter)
         vectors = svd.fit_transform(tfidf)
         components = svd.components_.astype(np.float32)
         vectors = normalize(vectors).astype(np.float32)
@@ -482,16 +484,13 @@ def fit_topics(
     if n <= ALL_PAIRS_MAX:
         near_idx, near_sim = nearest(x, None, m)
     else:
-        first, _ = _kmeans(x, k, seeds_in(x), random_state, 1)
+        # a finer first pass (groups of about 1,000) keeps the within-group search cheap
+        k1 = max(k, n // 1000)
+        first, _ = _kmeans(x, k1, seeds_in(x), random_state, 1)
         near_idx, near_sim = nearest(x, first, m)
     mark("neighbours", 0.65)
     xs = smooth(x, near_idx[:, : min(SMOOTH_NEIGHBOURS, max(3, n // 50))]) if smoothing else x
-    if first is not None:
-        # large corpus: the first clustering, moved to the smoothed vectors, is the start
-        start = [xs[first == c].mean(axis=0) for c in range(k) if (first == c).any()]
-        labels, inertia = _kmeans(xs, len(start), [s / np.linalg.norm(s) for s in start], 0, 1)
-    else:
-        labels, inertia = _kmeans(xs, k, seeds_in(xs), random_state, starts)
+    labels, inertia = _kmeans(xs, k, seeds_in(xs), random_state, starts)
     if max_share is not None and n >= 10:
         labels = _cap(xs, labels, random_state, max_share)
     labels = _relabel(labels)
