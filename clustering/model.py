@@ -237,6 +237,16 @@ def _one_start(x: Any, k: int, seeds: list[Any], rs: int) -> Any:
     return KMeans(k, init=init, n_init=1, random_state=rs, max_iter=100).fit(x)
 
 
+def _one_start_fit(x: Any, k: int, random_state: int) -> Any:
+    """Unit-length centroids of one KMeans start on ``x``."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="openmp"):
+        c = _one_start(x, k, [], random_state).cluster_centers_
+    return (c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
 def nearest(vectors: Any, groups: Any, m: int) -> tuple[Any, Any]:
     """Each row's ``m`` nearest other rows by cosine (rows are unit length): indices and
     similarities, best first, -1 where there are fewer. All pairs when ``groups`` is None,
@@ -485,8 +495,14 @@ def fit_topics(
         near_idx, near_sim = nearest(x, None, m)
     else:
         # a finer first pass (groups of about 1,000) keeps the within-group search cheap
+        # fitted on a sample of 10,000, then every entry joins its nearest centroid
         k1 = max(k, n // 1000)
-        first, _ = _kmeans(x, k1, seeds_in(x), random_state, 1)
+        rng = np.random.default_rng(random_state)
+        sample = np.sort(rng.choice(n, size=min(n, 10_000), replace=False))
+        fit1 = _one_start_fit(x[sample], k1, random_state)
+        first = np.empty(n, dtype=np.int64)
+        for start in range(0, n, 8192):
+            first[start : start + 8192] = (x[start : start + 8192] @ fit1.T).argmax(axis=1)
         near_idx, near_sim = nearest(x, first, m)
     mark("neighbours", 0.65)
     xs = smooth(x, near_idx[:, : min(SMOOTH_NEIGHBOURS, max(3, n // 50))]) if smoothing else x
