@@ -171,9 +171,13 @@ class HelpScreen(ModalScreen[None]):
         self.query_one("#help-text", Static).update(self._text())
 
     def _width(self) -> int:
-        """Cells for a row of the list: the dialog's width (CSS: 96, at most the screen)
-        less its border, padding and scrollbar."""
-        return min(96, self.app.size.width) - 5
+        """Cells for a row of the list: the dialog's content width once it is laid out,
+        else its CSS width (96, at most the screen) less border, padding and scrollbar."""
+        if self.is_mounted:
+            laid_out = self.query_one("#help-dialog").scrollable_content_region.width
+            if laid_out > 0:
+                return laid_out
+        return min(96, self.app.size.width) - 6
 
     def _text(self) -> Content:
         parts: list[Content] = []
