@@ -84,10 +84,15 @@ class TopicList(OptionList):
         """Rebuild the options, keeping the highlight on ``current``."""
         self._shown = (items, current)
         width = self._built_width = self._width()
+        # the counts line up in two right-aligned columns, as wide as the widest number
+        columns = (
+            max((len(str(i.size)) for i in items), default=1),
+            max((len(str(i.unread)) for i in items if i.unread), default=0),
+        )
         options: list[Option | None] = []
         pseudo = [i for i in items if i.view.kind != "topic"]
         for item in items:
-            options.append(Option(self._prompt(item, width), id=item.view.key))
+            options.append(Option(self._prompt(item, width, columns), id=item.view.key))
             if pseudo and item is pseudo[-1]:
                 options.append(None)
         self._items = {item.view.key: item for item in items}
@@ -110,10 +115,17 @@ class TopicList(OptionList):
             self.show(items, current.view if current is not None else None)
 
     @staticmethod
-    def _prompt(item: TopicItem, width: int) -> Content:
-        """One line: the name cut to fit, then the size and the unread count."""
-        counts = f" {item.size}"
-        unread = f" {item.unread}{UNREAD_MARK}" if item.unread else ""
+    def _prompt(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -> Content:
+        """One line: the name cut to fit, then the size and the unread count, each
+        right-aligned in its column (``columns``: their widths in digits)."""
+        size_w, unread_w = columns
+        counts = f" {item.size:>{size_w}}"
+        if not unread_w:
+            unread = ""
+        elif item.unread:
+            unread = f" {item.unread:>{unread_w}}{UNREAD_MARK}"
+        else:
+            unread = " " * (unread_w + 2)
         room = max(4, width - 1 - cell_len(counts + unread))
         name = _pad(item.name, room)
         return Content.assemble(
