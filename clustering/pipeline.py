@@ -55,7 +55,7 @@ def entry_tokens(
     """Tokens for (entry id, text) pairs, from the cache where it is current; the rest
     are tokenized (on every core when many) and cached. Returns (tokens, how many were
     tokenized now)."""
-    from .tokenize import iter_tokenize, tokenizer_version
+    from .tokenize import decode, iter_tokenize, tokenizer_version
 
     version = tokenizer_version()
     out: list[list[str] | None] = [None] * len(items)
@@ -71,13 +71,13 @@ def entry_tokens(
     for eid, digest, blob in store.iter_cached_tokens(version):
         i = position.get(eid)
         if i is not None and digest == hashes[i]:
-            out[i] = shared(blob.decode("utf-8").split(_SEP)) if blob else []
+            out[i] = shared(decode(blob))
     missing = [i for i, toks in enumerate(out) if toks is None]
     rows: list[tuple[str, str, str, bytes]] = []
     fresh = iter_tokenize([items[i][1] for i in missing], progress=progress)
-    for i, toks in zip(missing, fresh, strict=True):
-        out[i] = shared(toks)
-        rows.append((items[i][0], hashes[i], version, _SEP.join(toks).encode("utf-8")))
+    for i, blob in zip(missing, fresh, strict=True):
+        out[i] = shared(decode(blob))
+        rows.append((items[i][0], hashes[i], version, blob))
         if len(rows) >= 5000:
             store.put_tokens(rows)
             rows = []

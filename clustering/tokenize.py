@@ -271,9 +271,21 @@ def _init_worker() -> None:
     _WORKER._cutter()
 
 
-def _work(texts: list[str]) -> list[list[str]]:
+SEP = "\x1f"  # between tokens in a cached blob (never inside a token: control characters go)
+
+
+def encode(tokens: list[str]) -> bytes:
+    return SEP.join(tokens).encode("utf-8")
+
+
+def decode(blob: bytes) -> list[str]:
+    return blob.decode("utf-8").split(SEP) if blob else []
+
+
+def _work(texts: list[str]) -> list[bytes]:
+    # blobs, not lists: the parent unpickles one object per text instead of hundreds
     assert _WORKER is not None
-    return [_WORKER(t) for t in texts]
+    return [encode(_WORKER(t)) for t in texts]
 
 
 PARALLEL_MIN = 2000  # below this, starting workers costs more than it saves
@@ -286,7 +298,7 @@ def tokenize_many(
     progress: Any = None,
 ) -> list[list[str]]:
     """Tokenize many texts, in order, on every core when there are enough of them."""
-    return list(iter_tokenize(texts, processes=processes, progress=progress))
+    return [decode(b) for b in iter_tokenize(texts, processes=processes, progress=progress)]
 
 
 def iter_tokenize(
@@ -294,10 +306,11 @@ def iter_tokenize(
     *,
     processes: int | None = None,
     progress: Any = None,
-) -> Iterator[list[str]]:
-    """Tokens of each text, in order, as they are ready; on every core (one jieba per
-    worker process) when there are enough texts to pay for starting the workers.
-    ``progress(done_fraction)`` is called from the calling thread."""
+) -> Iterator[bytes]:
+    """Each text's tokens as an encoded blob (:func:`decode` reads it), in order, as they
+    are ready; on every core (one jieba per worker process) when there are enough texts
+    to pay for starting the workers. ``progress(done_fraction)`` is called from the
+    calling thread."""
     import os
 
     n = len(texts)
@@ -306,7 +319,7 @@ def iter_tokenize(
         tk = Tokenizer()
         step = max(1, n // 20)
         for i, t in enumerate(texts):
-            yield tk(t)
+            yield encode(tk(t))
             if progress and (i + 1) % step == 0:
                 progress((i + 1) / n)
         return
