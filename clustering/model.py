@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .anchors import Anchor
-from .tokenize import Tokenizer, Vocabulary
+from .tokenize import Tokenizer, Vocabulary, default_tokenizer
 
 LSA_DIMS = 100
 N_INIT = None  # starts of KMeans: 10 for small corpora, fewer as they grow (n_init_for)
@@ -178,7 +178,7 @@ def anchor_groups(
 
     if not anchors:
         return []
-    tk = tokenizer or Tokenizer()
+    tk = tokenizer or default_tokenizer()
     index = {t: j for j, t in enumerate(features.vocab)}
     cols: list[int] = []
     rows: list[int] = []
@@ -463,7 +463,7 @@ def fit_topics(
         if progress:
             progress(stage, fraction)
 
-    tk = tokenizer or (Tokenizer() if anchors else None)
+    tk = tokenizer or (default_tokenizer() if anchors else None)
     vocab = tk.vocab if tk else _default_vocab()
     n = len(docs)
     if n == 0:

@@ -156,7 +156,7 @@ def cluster_store(
     from topiclens.store.models import Topic
 
     from .model import fit_topics
-    from .tokenize import Tokenizer, tokenizer_version
+    from .tokenize import default_tokenizer, tokenizer_version
 
     report = ClusterReport()
     t0 = time.perf_counter()
@@ -186,7 +186,7 @@ def cluster_store(
         k=k,
         anchors=anchors,
         random_state=random_state,
-        tokenizer=Tokenizer(),
+        tokenizer=default_tokenizer(),
         progress=lambda stage, f: say(stage, f),
         kept=kept,
     )

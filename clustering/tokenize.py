@@ -260,6 +260,12 @@ class Tokenizer:
         return out
 
 
+@cache
+def default_tokenizer() -> Tokenizer:
+    """One tokenizer per process for the bundled assets: jieba's dictionary loads once."""
+    return Tokenizer()
+
+
 # --- bulk tokenizing, one tokenizer per worker process ---------------------------------
 
 _WORKER: Tokenizer | None = None
@@ -316,7 +322,7 @@ def iter_tokenize(
     n = len(texts)
     workers = processes if processes is not None else (os.cpu_count() or 1)
     if n < PARALLEL_MIN or workers <= 1:
-        tk = Tokenizer()
+        tk = default_tokenizer()
         step = max(1, n // 20)
         for i, t in enumerate(texts):
             yield encode(tk(t))
