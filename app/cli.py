@@ -197,7 +197,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         _out(
             f"{report.entries} entries in {report.topics} topics "
             f"({report.tokenized} tokenized, {report.cached} from the cache; "
-            f"{report.kept_ids} topics kept their id) in {report.seconds['total']:.1f} s"
+            f"{report.kept_ids} of them kept their id) in {report.seconds['total']:.1f} s"
         )
     return 0
 
