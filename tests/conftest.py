@@ -5,9 +5,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from topiclens.store.importer import bundled_paths
-
 from topiclens.cli import main
+from topiclens.store.importer import bundled_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
