@@ -377,15 +377,30 @@ class Store:
     # --- entries ---------------------------------------------------------------------
 
     def add_entries(self, entries: Iterable[Entry]) -> tuple[list[str], int]:
-        """Insert entries in one transaction; returns (ids that were new, count known)."""
+        """Insert entries in one transaction; returns (ids that were new, count known).
+
+        Known ids are looked up in batches and the new rows go in with one executemany:
+        100,000 entries in well under the time of a row-at-a-time insert."""
         now = time.time()
-        new: list[str] = []
-        known = 0
+        batch = list(entries)
         with self.write() as conn:
-            for e in entries:
-                cur = conn.execute(
-                    f"INSERT OR IGNORE INTO entries({_ENTRY_COLUMNS}, imported_at) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            known_ids: set[str] = set()
+            ids = [e.id for e in batch]
+            for start in range(0, len(ids), 900):
+                chunk = ids[start : start + 900]
+                marks = ",".join("?" * len(chunk))
+                known_ids.update(
+                    r[0]
+                    for r in conn.execute(f"SELECT id FROM entries WHERE id IN ({marks})", chunk)
+                )
+            fresh: dict[str, Entry] = {}
+            for e in batch:  # the first of duplicates within the batch wins, as before
+                if e.id not in known_ids and e.id not in fresh:
+                    fresh[e.id] = e
+            conn.executemany(
+                f"INSERT INTO entries({_ENTRY_COLUMNS}, imported_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
                     (
                         e.id,
                         e.title,
@@ -400,15 +415,13 @@ class Store:
                         e.format,
                         e.origin_file,
                         e.origin_line,
-                        orjson.dumps(e.extra).decode(),
+                        orjson.dumps(e.extra).decode() if e.extra else "{}",
                         now,
-                    ),
-                )
-                if cur.rowcount:
-                    new.append(e.id)
-                else:
-                    known += 1
-        return new, known
+                    )
+                    for e in fresh.values()
+                ],
+            )
+        return list(fresh), len(batch) - len(fresh)
 
     def import_result(self, result: ParseResult) -> ImportReport:
         new, known = self.add_entries(result.entries)

@@ -102,8 +102,10 @@ def test_ids_stable_and_unique(digest, listing):
     assert all(len(i) == 16 for i in ids)
     again = parse_file(DIGEST)
     assert [e.id for e in again.entries] == [e.id for e in digest.entries]
-    # whitespace and full-width forms do not change the id
-    assert entry_id("A  b", "Ｘ y") == entry_id("A b", "X y")
+    # runs of white space and composed/decomposed accents do not change the id
+    assert entry_id("A  b\n", " X\ty") == entry_id("A b", "X y")
+    assert entry_id("Cafe\u0301", "x") == entry_id("Caf\u00e9", "x")
+    assert entry_id("KV cache", "x") != entry_id("KV cache", "y")
 
 
 def test_titles_fit_in_cells(digest):
