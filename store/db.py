@@ -339,22 +339,32 @@ class Store:
         self.close()
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One immediate write transaction: all of it lands, or none of it."""
+    def write(self, *, check_references: bool = True) -> Iterator[sqlite3.Connection]:
+        """One immediate write transaction: all of it lands, or none of it.
+
+        ``check_references=False`` turns foreign-key checks off for this transaction only:
+        for bulk writes whose ids were just read from this store (it halves the time of
+        writing 100,000 assignments and 500,000 similar-entry rows)."""
         with self._lock:
             conn = self._conn
-            self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+            if not check_references:
+                conn.execute("PRAGMA foreign_keys = OFF")  # no effect inside a transaction
             try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                # SQLite may have rolled back already (a full disk does that)
-                if conn.in_transaction:
-                    with suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error) and (error := explain(exc, self.path)):
-                    raise error from exc
-                raise
+                self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+                try:
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException as exc:
+                    # SQLite may have rolled back already (a full disk does that)
+                    if conn.in_transaction:
+                        with suppress(sqlite3.Error):
+                            conn.execute("ROLLBACK")
+                    if isinstance(exc, sqlite3.Error) and (error := explain(exc, self.path)):
+                        raise error from exc
+                    raise
+            finally:
+                if not check_references:
+                    conn.execute("PRAGMA foreign_keys = ON")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -586,14 +596,20 @@ class Store:
         topics: Sequence[Topic],
         assignments: dict[str, tuple[int, float, list[str]]],
         similar: dict[str, list[tuple[str, float]]] | None = None,
+        *,
+        model: tuple[str, bytes] | None = None,
     ) -> None:
         """Replace the whole clustering result in one transaction.
 
         ``topics`` carry their final ids (the caller has matched them to the old ones);
         a topic the user renamed keeps its name unless ``Topic.user_named`` is False here.
-        ``assignments`` maps entry id to (topic id, score, terms tying it to the topic)."""
+        ``assignments`` maps entry id to (topic id, score, terms tying it to the topic).
+        ``model`` (version, blob), the fitted model that placed them, is stored in the same
+        transaction, so topics and the model that assigns new entries never disagree.
+        Every id comes from this store's entries (entries are never deleted), so the bulk
+        rows skip foreign-key checks."""
         now = time.time()
-        with self.write() as conn:
+        with self.write(check_references=False) as conn:
             keep = [t.id for t in topics]
             marks = ",".join("?" * len(keep)) or "NULL"
             conn.execute("DELETE FROM topic_assignments")
@@ -632,6 +648,8 @@ class Store:
                         for rank, (other, score) in enumerate(others)
                     ],
                 )
+            if model is not None:
+                self._put_topic_model(conn, *model)
 
     def external_changes(self) -> int:
         """A counter that moves when another connection (another process) commits:
@@ -693,11 +711,15 @@ class Store:
 
     def save_topic_model(self, version: str, blob: bytes) -> None:
         with self.write() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO topic_model(id, version, created_at, model) "
-                "VALUES (1, ?, ?, ?)",
-                (version, time.time(), blob),
-            )
+            self._put_topic_model(conn, version, blob)
+
+    @staticmethod
+    def _put_topic_model(conn: sqlite3.Connection, version: str, blob: bytes) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO topic_model(id, version, created_at, model) "
+            "VALUES (1, ?, ?, ?)",
+            (version, time.time(), blob),
+        )
 
     def unassigned_ids(self) -> list[str]:
         """Ids of entries in no topic, in import order."""

@@ -126,3 +126,18 @@ def test_external_changes_counter(store: Store, tmp_path: Path):
     with Store(store.path) as other:
         other.set_read(store.entries()[0].id)
     assert store.external_changes() != before
+
+
+def test_bulk_topic_write_restores_reference_checks(store: Store):
+    from topiclens.store import Topic
+
+    ids = [e.id for e in store.entries()]
+    topics = [Topic(1, "All", [("kv", 1.0)], len(ids))]
+    store.replace_topics(
+        topics, {i: (1, 0.1, []) for i in ids}, {ids[0]: [(ids[1], 0.5)]}, model=("v1", b"m")
+    )
+    assert store.query("SELECT version, model FROM topic_model") == [("v1", b"m")]
+    assert store.query("PRAGMA foreign_keys")[0][0] == 1
+    with pytest.raises(sqlite3.IntegrityError), store.write() as conn:
+        conn.execute("INSERT INTO bookmarks(entry_id, created_at) VALUES ('no-such-entry', 0)")
+    assert store.bookmark_ids() == set()
