@@ -729,6 +729,41 @@ def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
     assert all(cell_len(line) >= 30 for line in lines[:-1])
 
 
+def test_wrap_tokens_split_chinese_characters_and_keep_words(reader_store: Path):
+    """The tokenizer behind wrap_cells: white space runs, one token per CJK character
+    (ideographs, kana, CJK and full-width punctuation), other runs whole."""
+    import random
+    import re
+
+    from topiclens.tui.widgets import _tokens
+
+    wide = "\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
+    spec = re.compile(rf"\s+|[{wide}]|[^\s{wide}]+")
+    assert _tokens("KV cache 的「分页」管理，ok") == [
+        "KV",
+        " ",
+        "cache",
+        " ",
+        "的",
+        "「",
+        "分",
+        "页",
+        "」",
+        "管",
+        "理",
+        "，",
+        "ok",
+    ]
+    with Store(reader_store) as store:
+        texts = [f"{e.title}\n{e.summary}\n{e.comment}" for e in store.entries()]
+    rng = random.Random(4)
+    alphabet = "ab1 \t\u3000\xa0中文，。（）ｆｕ\u2e80\u9fff\uf900\uffef\u2e7f\ua000é🙂"
+    texts += ["".join(rng.choices(alphabet, k=rng.randint(0, 24))) for _ in range(3000)]
+    for text in texts:
+        for para in text.split("\n"):
+            assert _tokens(para) == spec.findall(para), para
+
+
 def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         # offsets count from the widget's corner, border included: row 1 is the first entry

@@ -68,6 +68,7 @@ class MainScreen(Screen[None]):
         self._stage: Any = None
         self._bar: Any = None
         self._progress_box: Any = None
+        self._shown_detail: str | None = None
 
     # --- layout ----------------------------------------------------------------------
 
@@ -100,8 +101,12 @@ class MainScreen(Screen[None]):
         similar = self.query_one("#similar", SimilarList)
         similar.border_title = "Similar entries"
         similar.data_bind(MainScreen.detail)
+        self._fit(self.app.size.width, self.app.size.height)  # before the first layout
         self._version = self.store.external_changes()
         self.reload()
+        # the first frame shows the first entry in full, not "No entry selected" then it
+        self._shown_detail = self.entry_list.current_id
+        self.load_detail(self._shown_detail)
         if self.cluster:
             if not self.topics:
                 empty = not self.store.count_entries()
@@ -113,9 +118,12 @@ class MainScreen(Screen[None]):
         self.set_interval(self.poll_interval, self.poll_store)
 
     def on_resize(self) -> None:
+        self._fit(self.size.width, self.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
         # at 80 columns every footer key fits only without the palette hint (ctrl+p still works)
-        self.query_one(Footer).show_command_palette = self.size.width >= 100
-        self.set_class(self.size.height < 30, "-short")
+        self.query_one(Footer).show_command_palette = width >= 100
+        self.set_class(height < 30, "-short")
 
     # --- loading ---------------------------------------------------------------------
 
@@ -399,6 +407,10 @@ class MainScreen(Screen[None]):
 
     @on(EntryList.Highlighted)
     def _entry_highlighted(self, event: EntryList.Highlighted) -> None:
+        if self._shown_detail is not None and event.entry_id == self._shown_detail:
+            self._shown_detail = None  # loaded in on_mount already
+            return
+        self._shown_detail = None
         self.load_detail(event.entry_id)
 
     @on(EntryList.Opened)
