@@ -7,6 +7,7 @@ transaction per import. Opening never writes to a file that is not a topiclens s
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sqlite3
@@ -389,49 +390,54 @@ class Store:
     def add_entries(self, entries: Iterable[Entry]) -> tuple[list[str], int]:
         """Insert entries in one transaction; returns (ids that were new, count known).
 
-        Known ids are looked up in batches and the new rows go in with one executemany:
-        100,000 entries in well under the time of a row-at-a-time insert."""
+        Entries are taken a batch at a time: the batch's known ids are looked up in one
+        query and its new rows go in with one executemany (100,000 entries in a fraction
+        of the time of a row-at-a-time insert)."""
         now = time.time()
-        batch = list(entries)
+        new: list[str] = []
+        known = 0
         with self.write() as conn:
-            known_ids: set[str] = set()
-            ids = [e.id for e in batch]
-            for start in range(0, len(ids), 900):
-                chunk = ids[start : start + 900]
-                marks = ",".join("?" * len(chunk))
-                known_ids.update(
+            items = iter(entries)
+            while batch := tuple(itertools.islice(items, 900)):
+                marks = ",".join("?" * len(batch))
+                present = {
                     r[0]
-                    for r in conn.execute(f"SELECT id FROM entries WHERE id IN ({marks})", chunk)
-                )
-            fresh: dict[str, Entry] = {}
-            for e in batch:  # the first of duplicates within the batch wins, as before
-                if e.id not in known_ids and e.id not in fresh:
-                    fresh[e.id] = e
-            conn.executemany(
-                f"INSERT INTO entries({_ENTRY_COLUMNS}, imported_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        e.id,
-                        e.title,
-                        int(e.title_given),
-                        e.summary,
-                        e.comment,
-                        e.source,
-                        e.category,
-                        e.date,
-                        e.url,
-                        e.lang,
-                        e.format,
-                        e.origin_file,
-                        e.origin_line,
-                        orjson.dumps(e.extra).decode() if e.extra else "{}",
-                        now,
+                    for r in conn.execute(
+                        f"SELECT id FROM entries WHERE id IN ({marks})", [e.id for e in batch]
                     )
-                    for e in fresh.values()
-                ],
-            )
-        return list(fresh), len(batch) - len(fresh)
+                }
+                rows = []
+                for e in batch:
+                    if e.id in present:  # in the store, or earlier in this batch
+                        known += 1
+                        continue
+                    present.add(e.id)
+                    new.append(e.id)
+                    rows.append(
+                        (
+                            e.id,
+                            e.title,
+                            int(e.title_given),
+                            e.summary,
+                            e.comment,
+                            e.source,
+                            e.category,
+                            e.date,
+                            e.url,
+                            e.lang,
+                            e.format,
+                            e.origin_file,
+                            e.origin_line,
+                            orjson.dumps(e.extra).decode() if e.extra else "{}",
+                            now,
+                        )
+                    )
+                conn.executemany(
+                    f"INSERT INTO entries({_ENTRY_COLUMNS}, imported_at) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    rows,
+                )
+        return new, known
 
     def import_result(self, result: ParseResult) -> ImportReport:
         new, known = self.add_entries(result.entries)
