@@ -100,6 +100,15 @@ MIGRATIONS: tuple[str, ...] = (
         model      BLOB NOT NULL
     );
     """,
+    # 3: covering indexes for the reader's entry list (Store.topic_rows): a topic's rows
+    # come from two index-only searches, not a table row per entry (a topic of 6,395 of
+    # 100,000 entries: ~55 ms -> ~25 ms warm). The new assignments index starts with
+    # topic_id, so it replaces the old one.
+    """
+    CREATE INDEX topic_assignments_topic_entry ON topic_assignments(topic_id, entry_id);
+    DROP INDEX topic_assignments_topic;
+    CREATE INDEX entries_row ON entries(id, date, title, source);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -770,10 +779,12 @@ class Store:
 
     def topic_rows(self, topic_id: int) -> list[tuple[str, str, str, str | None]]:
         """(id, title, source, date) of a topic's entries, newest first: one query, no
-        summaries, so a list of thousands of entries loads in milliseconds."""
+        summaries, so a list of thousands of entries loads in milliseconds. Both tables
+        are read from covering indexes (without statistics SQLite prefers the primary
+        key's index, which needs a table lookup per entry)."""
         return self.query(
             "SELECT e.id, e.title, e.source, e.date FROM topic_assignments a "
-            "JOIN entries e ON e.id = a.entry_id WHERE a.topic_id = ? "
+            "JOIN entries e INDEXED BY entries_row ON e.id = a.entry_id WHERE a.topic_id = ? "
             "ORDER BY e.date IS NULL, e.date DESC, e.rowid",
             (topic_id,),
         )
