@@ -65,7 +65,7 @@ else:
             done(self)
 
     with Store.open_dir(sys.argv[3]) as store:
-        Reader(store, keymap_file=Path(os.devnull), poll_interval=3600).run()
+        Reader(store, keymap_file=Path(marker + ".keymap.toml"), poll_interval=3600).run()
     if mode == "first":
         os._exit(0)  # do not wait for the import worker
 """

@@ -633,6 +633,29 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
     assert calls and calls[0] != threading.main_thread().name
 
 
+def test_later_start_groups_new_entries_after_the_first_frame(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Entries imported since the last grouping are grouped from a worker started once
+    the first frame is shown, not before it; with none, nothing is started."""
+    started: list[tuple[bool, int]] = []
+
+    def fake_start(self: MainScreen) -> None:
+        started.append((self.app._dom_ready, self.store.count_unassigned()))
+
+    monkeypatch.setattr(MainScreen, "_start_preparing", fake_start)
+
+    async def nothing(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        pass
+
+    run(reader_store, nothing)
+    assert started == []
+    with Store(reader_store) as store, store.write() as conn:
+        conn.execute("DELETE FROM topic_assignments WHERE rowid IN (1, 2)")
+    run(reader_store, nothing)
+    assert started == [(True, 2)]
+
+
 def test_first_start_with_the_real_clustering(data_dir: Path):
     """The whole first start: bundled corpus imported and grouped by the real clustering
     in the worker, then shown; every entry lands in a topic."""

@@ -46,6 +46,11 @@ class TopicLensApp(App[None]):
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self.store, cluster=self.cluster, poll_interval=self.poll_interval)
 
+    def on_ready(self) -> None:
+        """The first frame is on the terminal."""
+        if isinstance(self.screen, MainScreen):
+            self.screen.first_frame_shown()
+
     def on_mount(self) -> None:
         for problem in self.keymap_problems:
             self.notify(problem, title="Keymap", severity="warning", timeout=10)

@@ -118,16 +118,20 @@ class MainScreen(Screen[None]):
         # the first frame shows the first entry in full, not "No entry selected" then it
         self._shown_detail = self.entry_list.current_id
         self.load_detail(self._shown_detail)
-        if self.cluster:
-            if not self.topics:
-                empty = not self.store.count_entries()
-                self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
-                self.preparing = True
-                self.call_after_refresh(self._start_preparing)  # the first frame comes first
-            else:
-                self._check_new_entries()
+        if self.cluster and not self.topics:
+            empty = not self.store.count_entries()
+            self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
+            self.preparing = True
+            self.call_after_refresh(self._start_preparing)  # the first frame comes first
         self.set_interval(self.poll_interval, self.poll_store)
-        self.call_after_refresh(_settle_gc)
+
+    def first_frame_shown(self) -> None:
+        """What waits for the first frame (the app calls this on Textual's Ready): the
+        scan for entries that still need a topic, which on a big store would compete
+        with drawing it, and settling the garbage collector."""
+        _settle_gc()
+        if self.cluster and self.topics and not self.preparing:
+            self._check_new_entries()
 
     def on_resize(self) -> None:
         self._fit(self.size.width, self.size.height)
