@@ -633,6 +633,30 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
     assert calls and calls[0] != threading.main_thread().name
 
 
+@pytest.mark.parametrize("size", [(120, 34), (80, 24), (200, 50)])
+def test_first_frame_is_built_once_at_its_final_width(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+):
+    """The topic list's lines are built for the width the pane gets, before the first
+    layout (not rebuilt once laid out), and the first entry is loaded once."""
+    from topiclens.tui.widgets import TopicList
+
+    shows: list[int] = []
+    loads: list[str | None] = []
+    show, load = TopicList.show, MainScreen.load_detail
+    monkeypatch.setattr(TopicList, "show", lambda self, *a: shows.append(1) or show(self, *a))
+    monkeypatch.setattr(MainScreen, "load_detail", lambda self, e: loads.append(e) or load(self, e))
+
+    async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        topics = s.topic_list
+        assert topics._built_width == topics.scrollable_content_region.width
+        assert shows == [1]
+        assert loads == [s.entry_list.rows[0].id]
+        assert s.detail is not None and s.detail.entry.id == s.entry_list.rows[0].id
+
+    run(reader_store, check, size=size)
+
+
 def test_later_start_groups_new_entries_after_the_first_frame(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch
 ):

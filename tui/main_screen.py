@@ -79,7 +79,6 @@ class MainScreen(Screen[None]):
         self._stage: Any = None
         self._bar: Any = None
         self._progress_box: Any = None
-        self._shown_detail: str | None = None
 
     # --- layout ----------------------------------------------------------------------
 
@@ -116,8 +115,7 @@ class MainScreen(Screen[None]):
         self._version = self.store.external_changes()
         self.reload()
         # the first frame shows the first entry in full, not "No entry selected" then it
-        self._shown_detail = self.entry_list.current_id
-        self.load_detail(self._shown_detail)
+        self.load_detail(self.entry_list.current_id)
         if self.cluster and not self.topics:
             empty = not self.store.count_entries()
             self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
@@ -424,11 +422,12 @@ class MainScreen(Screen[None]):
 
     @on(EntryList.Highlighted)
     def _entry_highlighted(self, event: EntryList.Highlighted) -> None:
-        if self._shown_detail is not None and event.entry_id == self._shown_detail:
-            self._shown_detail = None  # loaded in on_mount already
-            return
-        self._shown_detail = None
-        self.load_detail(event.entry_id)
+        entry_id = event.entry_id
+        if entry_id != self.entry_list.current_id:
+            return  # sent before the rows or the cursor changed again: a newer one follows
+        if entry_id is not None and self.detail is not None and self.detail.entry.id == entry_id:
+            return  # shown already (on_mount shows the first entry before the first frame)
+        self.load_detail(entry_id)
 
     @on(EntryList.Opened)
     def _entry_opened(self, event: EntryList.Opened) -> None:

@@ -105,8 +105,9 @@ class TopicList(OptionList):
     def _width(self) -> int:
         width = self.scrollable_content_region.width
         if not width:  # not laid out yet: what the CSS will give (30%, 22 to 40, less
-            # the border and the scrollbar's gutter), so the first frame is built right
-            width = max(22, min(40, self.app.size.width * 3 // 10)) - 3
+            # the border, OptionList's padding and the scrollbar's gutter), so the first
+            # frame is built right and not again once laid out
+            width = max(22, min(40, self.app.size.width * 3 // 10)) - 5
         return width
 
     def on_resize(self) -> None:
