@@ -26,6 +26,7 @@ STAGES = {
     "import": "Importing the bundled corpus",
     "tokenize": "Reading the entries (Chinese and English words)",
     "features": "Weighing the words (TF-IDF)",
+    "neighbours": "Finding each entry's nearest entries",
     "kmeans": "Grouping the entries into topics",
     "name": "Naming the topics",
     "similar": "Finding similar entries",

@@ -63,6 +63,9 @@ def bucket(counts: list[int], width: int) -> list[int]:
     return [sum(counts[i : i + size]) for i in range(0, len(counts), size)]
 
 
+FIELD_LABEL = 8  # cells for "keywords" and "sources" in the overview
+
+
 class OverviewScreen(Screen[int | None]):
     """Every topic with its size as a bar, top keywords, sources and entries by month."""
 
@@ -96,21 +99,26 @@ class OverviewScreen(Screen[int | None]):
             spark = sparkline(bucket([per.get(m, 0) for m in axis], MAX_MONTHS))
             top_sources = " · ".join(f"{s} {n}" for s, n in sources.get(t.id, [])[:4])
             keywords = ", ".join(k for k, _ in t.keywords[:8])
-            prompt = Content.from_markup(
-                "[b]$name[/b]\n"
-                "  [$accent]$bar[/][$text-muted]$rest[/] $size entries\n"
-                "  [$text-muted]keywords[/] $keywords\n"
-                "  [$text-muted]sources [/] $sources\n"
-                "  [$text-muted]$first[/] [$secondary]$spark[/] [$text-muted]$last[/]",
+            head = Content.from_markup(
+                "[b]$name[/b]\n  [$accent]$bar[/][$text-muted]$rest[/] $size entries",
                 name=t.name,
                 bar="█" * filled,
                 rest="░" * (BAR_WIDTH - filled),
                 size=str(t.size),
-                keywords=keywords or "-",
-                sources=top_sources or "-",
+            )
+            tail = Content.from_markup(
+                "  [$text-muted]$first[/] [$secondary]$spark[/] [$text-muted]$last[/]",
                 first=axis[0] if axis else "",
                 spark=spark,
                 last=axis[-1] if axis else "",
+            )
+            prompt = Content("\n").join(
+                [
+                    head,
+                    *self._field("keywords", keywords or "-"),
+                    *self._field("sources", top_sources or "-"),
+                    tail,
+                ]
             )
             options.append(Option(prompt, id=f"topic-{t.id}"))
             options.append(None)
@@ -128,6 +136,16 @@ class OverviewScreen(Screen[int | None]):
                 span=span,
             )
         )
+
+    def _field(self, label: str, value: str) -> list[Content]:
+        """``label`` and ``value``, the value wrapped under itself (not under the label)
+        to the list's width: its border, padding and scrollbar take 6 cells."""
+        indent = 2 + FIELD_LABEL + 1
+        lines = wrap_cells(value, max(20, self.app.size.width - 6 - indent))
+        first = Content.from_markup(
+            "  [$text-muted]$label[/] $line", label=label.ljust(FIELD_LABEL), line=lines[0]
+        )
+        return [first, *(Content(" " * indent + line) for line in lines[1:])]
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
