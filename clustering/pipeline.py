@@ -86,6 +86,19 @@ def entry_tokens(
     return [t if t is not None else [] for t in out], len(missing)
 
 
+def bigram_extras(texts: Sequence[str]) -> list[list[str]] | None:
+    """Feature-only character bigrams for each text when the corpus is small enough for
+    them to be cheap (up to ``model.SPECTRAL_MAX`` entries), else None. They double the
+    features, so large corpora (where time matters most) go without."""
+    from .model import SPECTRAL_MAX
+    from .tokenize import default_tokenizer
+
+    if len(texts) > SPECTRAL_MAX:
+        return None
+    bigrams = default_tokenizer().bigrams
+    return [bigrams(t) for t in texts]
+
+
 def _match_topics(
     store: Store,
     members: list[list[str]],
@@ -189,6 +202,7 @@ def cluster_store(
         tokenizer=default_tokenizer(),
         progress=lambda stage, f: say(stage, f),
         kept=kept,
+        extra=bigram_extras([text for _, text in items]),
     )
     report.seconds.update(fit.stages)
     t1 = time.perf_counter()
@@ -309,7 +323,7 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     import numpy as np
 
     from .model import SMOOTH_NEIGHBOURS, TOP_SIMILAR, TOP_TERMS, smooth
-    from .tokenize import vocabulary
+    from .tokenize import BIGRAM_MARK, default_tokenizer, vocabulary
 
     saved = store.topic_model()
     if saved is None or not entry_ids:
@@ -325,6 +339,10 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     from .model import transform
 
     docs, _ = entry_tokens(store, [(e.id, e.text()) for e in todo])
+    if any(t.startswith(BIGRAM_MARK) for t in model.vocab[:1]):
+        # the model was fitted with bigrams (they sort first in its vocabulary)
+        bigrams = default_tokenizer().bigrams
+        docs = [[*d, *bigrams(e.text())] for d, e in zip(docs, todo, strict=True)]
     tfidf, vectors = transform(docs, model.vocab, model.idf, model.components)
     dense = np.asarray(vectors.todense()) if hasattr(vectors, "todense") else vectors
     doc_vecs = (

@@ -171,6 +171,36 @@ def test_anchor_names_the_cluster_it_wins(tk: Tokenizer):
     assert "Nothing here" not in fit.names
 
 
+def test_bigrams_shape_features_but_never_names_or_terms(tk: Tokenizer):
+    from topiclens.clustering.tokenize import BIGRAM_MARK
+
+    assert tk.bigrams("推荐收录：投机解码 abc") == [
+        BIGRAM_MARK + "投机",
+        BIGRAM_MARK + "机解",
+        BIGRAM_MARK + "解码",
+    ]
+    texts = [f"稀疏注意力内核第{i}篇" for i in range(10)] + [
+        f"量化推理精度第{i}篇" for i in range(10)
+    ]
+    docs = [tk(t) for t in texts]
+    fit = fit_topics(docs, k=2, random_state=0, extra=[tk.bigrams(t) for t in texts])
+    assert any(t.startswith(BIGRAM_MARK) for t in fit.features.vocab)
+    shown = [w for kws in fit.keywords for w, _ in kws] + [w for ts in fit.terms for w in ts]
+    shown += [t for kws in fit.keyword_tokens for t, _ in kws] + fit.names
+    assert shown and not any(BIGRAM_MARK in w for w in shown)
+    assert len({int(fit.labels[0]), int(fit.labels[10])}) == 2
+
+
+def test_spectral_step_separates_clear_groups_deterministically():
+    docs = [d + [f"x{j}" for j in range(i % 5)] for i, d in enumerate(_toy_docs() * 20)]
+    one = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
+    two = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
+    assert one.labels.tolist() == two.labels.tolist()
+    kind = [i % 36 // 12 for i in range(len(docs))]
+    assert len({(k, int(c)) for k, c in zip(kind, one.labels, strict=True)}) == 3
+    assert len(set(one.labels.tolist())) == 3
+
+
 def test_importing_clustering_loads_no_heavy_library():
     code = (
         "import sys, topiclens.clustering, topiclens.clustering.pipeline, "
