@@ -66,7 +66,7 @@ def entry_tokens(
     intern = pool.setdefault
 
     def shared(tokens: list[str]) -> list[str]:
-        return [intern(t, t) for t in tokens]
+        return list(map(intern, tokens, tokens))
 
     for eid, digest, blob in store.iter_cached_tokens(version):
         i = position.get(eid)
@@ -224,10 +224,15 @@ def cluster_store(
         for c in range(n_topics)
     ]
     labels = fit.labels.tolist()
+    scores = fit.scores.tolist()
     assignments = {
-        ids[i]: (topic_ids[labels[i]], float(fit.scores[i]), fit.terms[i]) for i in range(len(ids))
+        eid: (topic_ids[c], s, t)
+        for eid, c, s, t in zip(ids, labels, scores, fit.terms, strict=True)
     }
-    similar = {ids[i]: [(ids[j], round(s, 6)) for j, s in fit.similar[i]] for i in range(len(ids))}
+    similar = {
+        eid: [(ids[j], round(s, 6)) for j, s in near]
+        for eid, near in zip(ids, fit.similar, strict=True)
+    }
     say("store", 0.95)
     store.replace_topics(topics, assignments, similar)
     store.save_topic_model(
