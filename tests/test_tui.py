@@ -609,6 +609,9 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             s = app.screen
             assert isinstance(s, MainScreen)
             assert s.query_one("#progress").display
+            from textual.widgets import ProgressBar
+
+            bar = s.query_one("#progress-bar", ProgressBar)
             for _ in range(100):
                 if calls:
                     break
@@ -616,6 +619,12 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             await pilot.pause(0.1)
             stage = str(s.query_one("#progress-stage").render())
             assert "Grouping the entries into topics" in stage
+            assert (bar.total, bar.progress) == (100, 50)
+            s._progress("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
+            assert bar.total is None
+            assert "Reading the entries" in str(s.query_one("#progress-stage").render())
+            s._progress("kmeans", 0.5)
+            assert (bar.total, bar.progress) == (100, 50)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
             for _ in range(100):

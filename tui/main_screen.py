@@ -371,7 +371,10 @@ class MainScreen(Screen[None]):
         self._progress_box.display = True
         stage = STAGES.get(stage, stage)
         self._stage.update(stage)
-        self._bar.update(progress=round(fraction * 100))
+        if fraction > 0:
+            self._bar.update(total=100, progress=round(fraction * 100))
+        else:  # a stage that has not measured its progress yet: a pulsing bar, not "0%"
+            self._bar.update(total=None)
         if not self.topics:
             self.entry_list.empty_text = f"{stage}…"
 
