@@ -12,7 +12,7 @@ KMeans with several starts; the best start by inertia wins.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,8 @@ ANCHOR_MIN_SCORE = 0.12  # an entry seeds an anchor when its terms weigh this mu
 TOP_KEYWORDS = 10
 TOP_TERMS = 5
 TOP_SIMILAR = 5
+LSA_FIT_SAMPLE = 20_000  # above this many entries, LSA is fitted on a sample this large
+KMEANS_PP_SAMPLE = 20_000  # k-means++ starts are drawn from a sample this large
 ALL_PAIRS_MAX = 5_000  # above this, nearest entries are looked for within clusters
 
 Progress = Callable[[str, float], None]
@@ -124,7 +126,14 @@ def build_features(
         # fewer power iterations on large corpora: each is two passes over the matrix
         n_iter = 5 if tfidf.shape[0] <= 20_000 else 2
         svd = TruncatedSVD(n_components=dims, random_state=random_state, n_iter=n_iter)
-        vectors = svd.fit_transform(tfidf)
+        if tfidf.shape[0] > LSA_FIT_SAMPLE:
+            # the projection is learnt from a sample; every row is then one product away
+            rng = np.random.default_rng(random_state)
+            rows = np.sort(rng.choice(tfidf.shape[0], LSA_FIT_SAMPLE, replace=False))
+            svd.fit(tfidf[rows])
+            vectors = svd.transform(tfidf)
+        else:
+            vectors = svd.fit_transform(tfidf)
         components = svd.components_.astype(np.float32)
         vectors = normalize(vectors).astype(np.float32)
     else:
@@ -223,10 +232,14 @@ class TopicFit:
 
 
 def anchor_groups(
-    features: Features, anchors: Sequence[Anchor], tokenizer: Tokenizer | None
+    features: Features,
+    anchors: Sequence[Anchor],
+    tokenizer: Tokenizer | None,
+    term_tokens: Mapping[str, list[str]] | None = None,
 ) -> list[tuple[Anchor, Any]]:
     """For each anchor whose terms the corpus uses: the docs it seeds (doc indices).
-    A doc seeds the anchor whose terms weigh most in it, if they weigh enough."""
+    A doc seeds the anchor whose terms weigh most in it, if they weigh enough.
+    ``term_tokens`` holds terms already tokenized (saves loading jieba's dictionary)."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -237,7 +250,13 @@ def anchor_groups(
     cols: list[int] = []
     rows: list[int] = []
     for a, anchor in enumerate(anchors):
-        toks = {t for term in anchor.terms for t in tk(term)}
+        toks = {
+            t
+            for term in anchor.terms
+            for t in (
+                term_tokens[term] if term_tokens is not None and term in term_tokens else tk(term)
+            )
+        }
         for t in toks:
             j = index.get(t)
             if j is not None:
@@ -286,7 +305,11 @@ def _one_start(x: Any, k: int, seeds: list[Any], rs: int) -> Any:
         return KMeans(k, init="k-means++", n_init=1, random_state=rs, max_iter=100).fit(x)
     init = np.vstack(seeds)[:k]
     if k > len(init):
-        extra, _ = kmeans_plusplus(np.asarray(x), k - len(init), random_state=rs)
+        pool = np.asarray(x)
+        if len(pool) > KMEANS_PP_SAMPLE:  # k-means++ is k passes over its input
+            rng = np.random.default_rng(rs)
+            pool = pool[np.sort(rng.choice(len(pool), KMEANS_PP_SAMPLE, replace=False))]
+        extra, _ = kmeans_plusplus(pool, k - len(init), random_state=rs)
         init = np.vstack([init, extra])
     return KMeans(k, init=init, n_init=1, random_state=rs, max_iter=100).fit(x)
 
@@ -458,7 +481,8 @@ def doc_terms(
     import numpy as np
 
     out: list[list[str]] = [[] for _ in range(tfidf.shape[0])]
-    labels_of: dict[int, str] = {}  # column -> display label, looked up once
+    # column -> (display label, its compact form for the near-duplicate test), made once
+    labels_of: dict[int, tuple[str, str]] = {}
     for c in range(ctfidf.shape[0]):
         members = np.flatnonzero(labels == c)
         if not len(members):
@@ -469,16 +493,21 @@ def doc_terms(
         for r, doc in enumerate(members.tolist()):
             lo, hi = ptr[r], ptr[r + 1]
             picked: list[str] = []
+            compact: list[str] = []
             # stable, best first (sorted keeps the order of ties, as argsort's "stable")
             for j in sorted(range(lo, hi), key=data.__getitem__, reverse=True):
                 if data[j] <= 0:
                     break
                 col = cols[j]
-                label = labels_of.get(col)
-                if label is None:
-                    label = labels_of[col] = vocab.display(vocab_tokens[col])
-                if not any(_near_duplicate(label, p) for p in picked):
+                got = labels_of.get(col)
+                if got is None:
+                    label = vocab.display(vocab_tokens[col])
+                    got = labels_of[col] = (label, label.replace(" ", "").lower())
+                label, x = got
+                # _near_duplicate, inlined: one term inside the other
+                if not any(x in y or y in x for y in compact):
                     picked.append(label)
+                    compact.append(x)
                     if len(picked) >= top:
                         break
             out[doc] = picked
@@ -501,6 +530,7 @@ def fit_topics(
     kept: Sequence[tuple[int, Sequence[int]]] = (),
     extra: Sequence[Sequence[str]] | None = None,
     spectral: bool | None = None,
+    anchor_tokens: Mapping[str, list[str]] | None = None,
 ) -> TopicFit:
     """Cluster tokenized docs into topics. Deterministic for a given ``random_state``.
 
@@ -540,7 +570,7 @@ def fit_topics(
     features = build_features(feature_docs, random_state=random_state, lsa_dims=lsa_dims)
     mark("features", 0.6)
     x = features.vectors
-    groups = anchor_groups(features, anchors, tk)
+    groups = anchor_groups(features, anchors, tk, anchor_tokens)
     keep = [(tid, np.asarray(m, dtype=np.int64)) for tid, m in kept if len(m)]
     if k is None:
         k = auto_k(n, len(groups) + len(keep))

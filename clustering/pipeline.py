@@ -99,6 +99,33 @@ def bigram_extras(texts: Sequence[str]) -> list[list[str]] | None:
     return [bigrams(t) for t in texts]
 
 
+def anchor_term_tokens(store: Store, anchors: Sequence[Any]) -> dict[str, list[str]]:
+    """Every anchor term's tokens, cached in the store's meta for the tokenizer version:
+    a re-cluster with every entry's tokens cached then never loads jieba's dictionary
+    (about a second)."""
+    import json
+
+    from .tokenize import default_tokenizer
+
+    tk = default_tokenizer()
+    try:
+        cached = json.loads(store.get_meta("clustering.anchor_tokens") or "{}")
+    except ValueError:
+        cached = {}
+    terms: dict[str, list[str]] = (
+        cached.get("terms", {}) if cached.get("version") == tk.version else {}
+    )
+    missing = [t for a in anchors for t in a.terms if t not in terms]
+    if missing:
+        for term in missing:
+            terms[term] = tk(term)
+        store.set_meta(
+            "clustering.anchor_tokens",
+            json.dumps({"version": tk.version, "terms": terms}, ensure_ascii=False),
+        )
+    return terms
+
+
 def _match_topics(
     store: Store,
     members: list[list[str]],
@@ -203,6 +230,7 @@ def cluster_store(
         progress=lambda stage, f: say(stage, f),
         kept=kept,
         extra=bigram_extras([text for _, text in items]),
+        anchor_tokens=anchor_term_tokens(store, anchors),
     )
     report.seconds.update(fit.stages)
     t1 = time.perf_counter()
