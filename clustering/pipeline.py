@@ -262,10 +262,9 @@ def cluster_store(
         for eid, near in zip(ids, fit.similar, strict=True)
     }
     say("store", 0.95)
-    store.replace_topics(topics, assignments, similar)
-    store.save_topic_model(
-        tokenizer_version(), _dump_model(fit, topic_ids, ids, [c for c in labels])
-    )
+    # topics and the model that places new entries land in one transaction
+    model = (tokenizer_version(), _dump_model(fit, topic_ids, ids, [c for c in labels]))
+    store.replace_topics(topics, assignments, similar, model=model)
     report.seconds["store"] = time.perf_counter() - t1
     report.topics = n_topics
     report.anchored = [a for a in fit.anchors if a]

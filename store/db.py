@@ -724,10 +724,6 @@ class Store:
         rows = self.query("SELECT version, model FROM topic_model WHERE id = 1")
         return (rows[0][0], rows[0][1]) if rows else None
 
-    def save_topic_model(self, version: str, blob: bytes) -> None:
-        with self.write() as conn:
-            self._put_topic_model(conn, version, blob)
-
     @staticmethod
     def _put_topic_model(conn: sqlite3.Connection, version: str, blob: bytes) -> None:
         conn.execute(
