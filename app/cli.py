@@ -106,30 +106,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 1 if total.rejected else 0
 
 
-def _entry_json(e: Any) -> dict[str, Any]:
-    return {
-        "id": e.id,
-        "title": e.title,
-        "summary": e.summary,
-        "comment": e.comment,
-        "source": e.source,
-        "category": e.category,
-        "date": e.date,
-        "url": e.url,
-        "lang": e.lang,
-        "format": e.format,
-        "origin": {"file": e.origin_file, "line": e.origin_line},
-        "extra": e.extra,
-    }
-
-
 def cmd_entries(args: argparse.Namespace) -> int:
     from .store.text import fit_cells
 
     with _open_store(args) as store:
         entries = store.entries()
     if args.json:
-        _write_json({"entries": [_entry_json(e) for e in entries]})
+        _write_json({"entries": [e.to_json() for e in entries]})
         return 0
     for e in entries:
         _out(f"{e.id}  {e.date or '----------'}  {fit_cells(e.source, 24):<24}  {e.title}")

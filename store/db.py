@@ -118,6 +118,34 @@ _ENTRY_COLUMNS = (
 )
 
 
+# OR IGNORE: an id already stored (the same content) is left as it is
+INSERT_ENTRY = (
+    f"INSERT OR IGNORE INTO entries({_ENTRY_COLUMNS}, imported_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def entry_row(e: Entry, imported_at: float) -> tuple[Any, ...]:
+    """The values of ``INSERT_ENTRY`` for one entry."""
+    return (
+        e.id,
+        e.title,
+        int(e.title_given),
+        e.summary,
+        e.comment,
+        e.source,
+        e.category,
+        e.date,
+        e.url,
+        e.lang,
+        e.format,
+        e.origin_file,
+        e.origin_line,
+        orjson.dumps(e.extra).decode() if e.extra else "{}",
+        imported_at,
+    )
+
+
 class StoreError(Exception):
     """The store cannot be used as it is; the message says what to do."""
 
@@ -422,30 +450,8 @@ class Store:
                         continue
                     present.add(e.id)
                     new.append(e.id)
-                    rows.append(
-                        (
-                            e.id,
-                            e.title,
-                            int(e.title_given),
-                            e.summary,
-                            e.comment,
-                            e.source,
-                            e.category,
-                            e.date,
-                            e.url,
-                            e.lang,
-                            e.format,
-                            e.origin_file,
-                            e.origin_line,
-                            orjson.dumps(e.extra).decode() if e.extra else "{}",
-                            now,
-                        )
-                    )
-                conn.executemany(
-                    f"INSERT INTO entries({_ENTRY_COLUMNS}, imported_at) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    rows,
-                )
+                    rows.append(entry_row(e, now))
+                conn.executemany(INSERT_ENTRY, rows)
         return new, known
 
     def import_result(self, result: ParseResult) -> ImportReport:

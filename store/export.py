@@ -153,22 +153,8 @@ def _now() -> _dt.datetime:
 
 
 def entry_to_json(e: Entry) -> dict[str, Any]:
-    """Every field of an entry (the shape of ``topiclens entries --json``, plus title_given)."""
-    return {
-        "id": e.id,
-        "title": e.title,
-        "title_given": e.title_given,
-        "summary": e.summary,
-        "comment": e.comment,
-        "source": e.source,
-        "category": e.category,
-        "date": e.date,
-        "url": e.url,
-        "lang": e.lang,
-        "format": e.format,
-        "origin": {"file": e.origin_file, "line": e.origin_line},
-        "extra": e.extra,
-    }
+    """Every field of an entry (the shape of ``topiclens entries --json``)."""
+    return e.to_json()
 
 
 def _render_json(groups: list[ExportGroup], topic_name: str | None) -> bytes:

@@ -36,6 +36,24 @@ class Entry:
     extra: dict[str, Any] = field(default_factory=dict)
     title_given: bool = True  # False when derived from the summary
 
+    def to_json(self) -> dict[str, Any]:
+        """Every field, as ``topiclens entries --json`` and the JSON export write it."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "title_given": self.title_given,
+            "summary": self.summary,
+            "comment": self.comment,
+            "source": self.source,
+            "category": self.category,
+            "date": self.date,
+            "url": self.url,
+            "lang": self.lang,
+            "format": self.format,
+            "origin": {"file": self.origin_file, "line": self.origin_line},
+            "extra": self.extra,
+        }
+
     def text(self) -> str:
         """What the entry says: the only text topics are made from."""
         return "\n".join(part for part in (self.title, self.summary, self.comment) if part)

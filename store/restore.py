@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from .db import Store
+from .db import INSERT_ENTRY, Store, entry_row
 from .export import EXPORT_FORMAT, EXPORT_VERSION
 from .models import Bookmark, Entry, ImportReport, Problem
 from .parsers import BOM, parse_date
@@ -27,11 +27,6 @@ from .parsers import BOM, parse_date
 # Enough of the head of a file to find the marker of an indented export.
 _HEAD_BYTES = 4096
 _MARKER = re.compile(rb'"format"\s*:\s*"' + re.escape(EXPORT_FORMAT.encode()) + rb'"')
-
-_COLUMNS = (
-    "id, title, title_given, summary, comment, source, category, date, url, lang, format, "
-    "origin_file, origin_line, extra, imported_at"
-)
 
 
 @dataclass(slots=True)
@@ -253,26 +248,7 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
     with store.write() as conn:
         for item in items:
             e = item.entry
-            cur = conn.execute(
-                f"INSERT OR IGNORE INTO entries({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    e.id,
-                    e.title,
-                    int(e.title_given),
-                    e.summary,
-                    e.comment,
-                    e.source,
-                    e.category,
-                    e.date,
-                    e.url,
-                    e.lang,
-                    e.format,
-                    e.origin_file,
-                    e.origin_line,
-                    orjson.dumps(e.extra).decode(),
-                    now,
-                ),
-            )
+            cur = conn.execute(INSERT_ENTRY, entry_row(e, now))
             if cur.rowcount:
                 report.new += 1
                 report.new_ids.append(e.id)
