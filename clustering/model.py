@@ -653,13 +653,17 @@ def fit_topics(
     keyword_tokens: list[list[tuple[str, float]]] = []
     keywords: list[list[tuple[str, float]]] = []
     names: list[str] = []
+    anchor_names = [n for n in won if n]
     for c in range(k):
         order = np.argsort(-ctf[c], kind="stable")[: TOP_KEYWORDS * 4]
         ranked = [(features.vocab[j], float(ctf[c, j])) for j in order if ctf[c, j] > 0]
         keyword_tokens.append(ranked[:50])
         kw = distinct_terms(ranked, vocab, TOP_KEYWORDS)
         keywords.append(kw)
-        names.append(won[c] or topic_name(kw))
+        # a cluster named from its terms never takes the name of an anchor another
+        # cluster won: two topics both reading "Speculative decoding" tell a reader nothing
+        own = [t for t in kw if not any(_near_duplicate(t[0], n) for n in anchor_names)]
+        names.append(won[c] or topic_name(own or kw))
     names = _unique_names(names)
 
     centroids = np.vstack(

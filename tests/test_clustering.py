@@ -211,3 +211,21 @@ def test_importing_clustering_loads_no_heavy_library():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_term_named_topics_never_repeat_an_anchor_name(tmp_path):
+    """A cluster the anchors did not win is named from its own terms, never from an
+    anchor's name that another topic already carries."""
+    from topiclens.clustering import ensure_topics
+    from topiclens.store import Store
+
+    with Store.open_dir(tmp_path / "d") as store:
+        ensure_topics(store)
+        topics = store.topics()
+    anchored = [t.name for t in topics if t.anchor]
+    assert "Speculative decoding" in anchored
+    for t in topics:
+        if t.anchor:
+            continue
+        for name in anchored:
+            assert name.lower() not in t.name.lower(), (t.name, name)
