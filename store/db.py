@@ -478,14 +478,19 @@ class Store:
                 f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY date IS NULL, date DESC, rowid"
             )
             return [_row_to_entry(r) for r in rows]
-        found: dict[str, Entry] = {}
+        return self._rows_by_id(_ENTRY_COLUMNS, ids, _row_to_entry)
+
+    def _rows_by_id(
+        self, columns: str, ids: Sequence[str], convert: Callable[[Any], _T]
+    ) -> list[_T]:
+        """``convert`` of the entries' ``columns`` (the first being id) for ``ids``, in the
+        order given, skipping ids not stored; queried 500 ids at a time."""
+        found: dict[str, _T] = {}
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            for r in self.query(
-                f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE id IN ({marks})", chunk
-            ):
-                found[r[0]] = _row_to_entry(r)
+            for r in self.query(f"SELECT {columns} FROM entries WHERE id IN ({marks})", chunk):
+                found[r[0]] = convert(r)
         return [found[i] for i in ids if i in found]
 
     def entry_texts(self) -> list[tuple[str, str]]:
@@ -793,15 +798,7 @@ class Store:
 
     def entry_rows(self, ids: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
         """(id, title, source, date) for ``ids``, in the order given."""
-        found: dict[str, tuple[str, str, str, str | None]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            for r in self.query(
-                f"SELECT id, title, source, date FROM entries WHERE id IN ({marks})", chunk
-            ):
-                found[r[0]] = tuple(r)
-        return [found[i] for i in ids if i in found]
+        return self._rows_by_id("id, title, source, date", ids, tuple)
 
     def topic_unread_counts(self) -> dict[int, int]:
         """Unread entries per topic id (topics with none are absent). Counted as members
