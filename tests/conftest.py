@@ -47,6 +47,15 @@ def dump_store(db: Path) -> dict[str, list[tuple]]:
         conn.close()
 
 
+def integrity(db: Path) -> str:
+    """``PRAGMA integrity_check`` of the store file, through a fresh connection."""
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        conn.close()
+
+
 def bundled() -> list[Path]:
     return [p for _, p in bundled_paths()]
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import dump_store
+from conftest import dump_store, integrity
 from topiclens.store import Store
 from topiclens.store.db import STORE_FILENAME
 from topiclens.store.importer import import_file
@@ -38,14 +37,6 @@ def kill(proc: subprocess.Popen[str]) -> None:
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGKILL
-
-
-def integrity(db: Path) -> str:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("PRAGMA integrity_check").fetchone()[0]
-    finally:
-        conn.close()
 
 
 @pytest.fixture

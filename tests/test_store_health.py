@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import dump_store
+from conftest import dump_store, integrity
 from topiclens.store import SCHEMA_VERSION, Store, StoreError
 from topiclens.store.db import STORE_FILENAME
 from topiclens.store.importer import import_file
@@ -187,14 +187,6 @@ def test_a_read_only_data_dir(cli, mount: Path, tmp_path: Path):
     assert status == 2 and "cannot create the data directory (Read-only file system)" in err
 
 
-def _integrity(db: Path) -> str:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("PRAGMA integrity_check").fetchone()[0]
-    finally:
-        conn.close()
-
-
 def test_a_full_disk(cli, mount: Path, tmp_path: Path):
     home = mount / "d"
     status, _, _ = cli(
@@ -211,11 +203,11 @@ def test_a_full_disk(cli, mount: Path, tmp_path: Path):
     assert "Traceback" not in err
     # room again: what was there is intact, and the same import simply runs again
     _remount(mount, "size=16m")
-    assert _integrity(home / STORE_FILENAME) == "ok"
+    assert integrity(home / STORE_FILENAME) == "ok"
     assert dump_store(home / STORE_FILENAME) == before
     status, out, _ = cli("--data-dir", str(home), "import", str(big))
     assert status == 0 and "4000 new" in out
-    assert _integrity(home / STORE_FILENAME) == "ok"
+    assert integrity(home / STORE_FILENAME) == "ok"
 
 
 # --- the same without mounts: SQLite's own size limit stands in for a full disk ---------
