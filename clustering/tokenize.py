@@ -16,6 +16,7 @@ jieba is imported when a :class:`Tokenizer` is first used, never at module impor
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -35,6 +36,8 @@ _PIECES = re.compile(
 )
 _SPACE = re.compile(r"\s+")
 _HAN_RUN = re.compile(rf"[{_HAN}]{{2,}}")
+# characters inside our Chinese runs that jieba does not count as Chinese (it splits there)
+_JIEBA_OTHER = re.compile(r"([^\u4e00-\u9fd5]+)")
 BIGRAM_MARK = "\x02"  # starts a feature-only character bigram; no word token holds it
 
 
@@ -142,10 +145,13 @@ def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
             return alts[0]
         return "(?:" + "|".join(alts) + ")"
 
+    # Every branch starts with its literal first character, and a Latin form's word
+    # guard is a look-behind over that character, so that the regex engine can skip
+    # ahead to a possible first character (measured: 7x faster than the guard first)
     top = []
     for ch in sorted(trie):
-        guard = "(?<![a-z0-9])" if _is_latin(ch) else ""
-        top.append(guard + re.escape(ch) + build(trie[ch], ch))
+        guard = f"(?<![a-z0-9]{re.escape(ch)})" if _is_latin(ch) else ""
+        top.append(re.escape(ch) + guard + build(trie[ch], ch))
     return re.compile("|".join(top) if top else r"(?!x)x")
 
 
@@ -181,6 +187,9 @@ class Tokenizer:
         self._surface_re = surface_pattern(self.vocab.surfaces)
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
         self._jieba: Any = None
+        self._logp: dict[str, float] = {}  # word -> log(frequency / total), as jieba's
+        self._han: dict[str, list[str]] = {}  # a word jieba cut -> its tokens
+        self._latin: dict[str, list[str]] = {}  # an English identifier -> its token
 
     @property
     def version(self) -> str:
@@ -202,38 +211,100 @@ class Tokenizer:
         return self._jieba
 
     def _words(self, segment: str, out: list[str]) -> None:
-        vocab = self.vocab
-        stop = vocab.stopwords
+        latin = self._latin
         for m in _PIECES.finditer(segment):
             han = m.group("han")
             if han is not None:
-                if len(han) < 2:
-                    continue
-                cutter = self._cutter()
-                freq = cutter.FREQ
-                for word in cutter.cut(han, HMM=USE_HMM):
-                    if len(word) > 1 and word not in stop:
-                        self._emit(word, out)
-                    # the dictionary words inside a long word, as jieba's search mode
-                    # does: 分布式训练 also says 分布式 and 训练 (measured on CSL: +0.02 NMI)
-                    for n in (2, 3):
-                        if len(word) > n:
-                            for i in range(len(word) - n + 1):
-                                part = word[i : i + n]
-                                if freq.get(part) and part not in stop:
-                                    self._emit(part, out)
+                if len(han) > 1:
+                    for word in self._segment(han):
+                        out.extend(self._han_word(word))
                 continue
             word = m.group("lat")
-            if len(word) < 2 or word in stop:
-                continue
-            if (
-                len(word) >= 5
-                and word.isalpha()
-                and word.endswith("s")
-                and not word.endswith(("ss", "us", "is"))
-            ):
-                word = word[:-1]
-            out.append(word)
+            tokens = latin.get(word)
+            if tokens is None:
+                tokens = latin[word] = self._latin_word(word)
+            out.extend(tokens)
+
+    def _han_word(self, word: str) -> list[str]:
+        """A word jieba cut: its tokens, then the dictionary words inside it, as jieba's
+        search mode does: 分布式训练 also says 分布式 and 训练 (measured on CSL: +0.02 NMI)."""
+        memo = self._han
+        tokens = memo.get(word)
+        if tokens is not None:
+            return tokens
+        stop = self.vocab.stopwords
+        freq = self._cutter().FREQ
+        tokens = []
+        if len(word) > 1 and word not in stop:
+            self._emit(word, tokens)
+        for n in (2, 3):
+            for i in range(len(word) - n + 1 if len(word) > n else 0):
+                part = word[i : i + n]
+                if freq.get(part) and part not in stop:
+                    self._emit(part, tokens)
+        memo[word] = tokens
+        return tokens
+
+    def _latin_word(self, word: str) -> list[str]:
+        if len(word) < 2 or word in self.vocab.stopwords:
+            return []
+        if (
+            len(word) >= 5
+            and word.isalpha()
+            and word.endswith("s")
+            and not word.endswith(("ss", "us", "is"))
+        ):
+            word = word[:-1]
+        return [word]
+
+    def _segment(self, run: str) -> list[str]:
+        """``jieba.Tokenizer.cut(run, HMM=False)`` for a run of Chinese characters, word
+        for word the same (a test compares them), about twice as fast: the same
+        dictionary and the same maximum-probability route through the same word graph,
+        with each word's log-probability computed once per process instead of once per
+        occurrence, and no per-call regex split, generator or graph dict. Characters
+        jieba does not count as Chinese split the run and come out one by one, as in
+        jieba."""
+        if _JIEBA_OTHER.search(run):
+            words: list[str] = []
+            for part in _JIEBA_OTHER.split(run):  # the pattern's group keeps the others
+                if part:
+                    words.extend(part if _JIEBA_OTHER.match(part) else self._segment(part))
+            return words
+        cutter = self._cutter()
+        freq = cutter.FREQ
+        logp = self._logp
+        logtotal = math.log(cutter.total)
+        n = len(run)
+        score = [0.0] * (n + 1)
+        end = [0] * (n + 1)
+        for start in range(n - 1, -1, -1):
+            best: float | None = None
+            best_end = start + 1
+            stop = start + 1
+            frag = run[start]
+            while frag in freq:
+                if freq[frag]:
+                    lp = logp.get(frag)
+                    if lp is None:
+                        lp = logp[frag] = math.log(freq[frag]) - logtotal
+                    s = lp + score[stop]
+                    if best is None or s >= best:  # a tie goes to the longer word
+                        best = s
+                        best_end = stop
+                if stop >= n:
+                    break
+                stop += 1
+                frag = run[start:stop]
+            score[start] = best if best is not None else -logtotal + score[start + 1]
+            end[start] = best_end
+        words = []
+        x = 0
+        while x < n:
+            y = end[x]
+            words.append(run[x:y])
+            x = y
+        return words
 
     def _emit(self, word: str, out: list[str]) -> None:
         token = self.vocab.surfaces.get(word)
