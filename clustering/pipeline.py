@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,43 +48,113 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+@dataclass(slots=True)
+class TokenIds:
+    """Every doc's tokens as ids, CSR style: doc ``i`` is ``ids[indptr[i]:indptr[i + 1]]``
+    (numpy ``uint32``), each id an index into ``vocab``."""
+
+    ids: Any
+    indptr: Any
+    vocab: list[str]
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def docs(self) -> list[list[str]]:
+        """Token lists (each distinct token one shared string object)."""
+        at = self.vocab.__getitem__
+        flat = self.ids.tolist()
+        bounds = self.indptr.tolist()
+        return [list(map(at, flat[lo:hi])) for lo, hi in itertools.pairwise(bounds)]
+
+    def counts(self, extra: Sequence[Sequence[str]] | None = None) -> Any:
+        """Raw term counts (:class:`model.TokenCounts`), with ``extra`` feature-only
+        tokens per doc appended as more columns."""
+        import numpy as np
+        import scipy.sparse as sp
+
+        from .model import TokenCounts
+
+        n = len(self)
+        m = sp.csr_matrix(
+            (np.ones(len(self.ids), dtype=np.float32), self.ids.astype(np.int32), self.indptr),
+            shape=(n, len(self.vocab)),
+        )
+        if extra is None:
+            return TokenCounts(m, self.vocab)
+        more, more_vocab = _extra_counts(extra)
+        return TokenCounts(sp.hstack([m, more], format="csr"), [*self.vocab, *more_vocab])
+
+
+def _extra_counts(extra: Sequence[Sequence[str]]) -> tuple[Any, list[str]]:
+    from itertools import chain
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    index = {t: j for j, t in enumerate(dict.fromkeys(chain.from_iterable(extra)))}
+    indptr = np.zeros(len(extra) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, extra), dtype=np.int64, count=len(extra)), out=indptr[1:])
+    cols = np.fromiter(
+        map(index.__getitem__, chain.from_iterable(extra)), dtype=np.int32, count=int(indptr[-1])
+    )
+    m = sp.csr_matrix(
+        (np.ones(len(cols), dtype=np.float32), cols, indptr), shape=(len(extra), len(index))
+    )
+    return m, list(index)
+
+
+def entry_token_ids(
+    store: Store,
+    items: Sequence[tuple[str, str]],
+    progress: Callable[[float], None] | None = None,
+) -> tuple[TokenIds, int]:
+    """Token ids for (entry id, text) pairs, from the cache where it is current; the
+    rest are tokenized (on every core when many) and cached. Returns (token ids, how
+    many entries were tokenized now)."""
+    import numpy as np
+
+    from .tokenize import decode, iter_tokenize, tokenizer_version
+
+    version = tokenizer_version()
+    blobs: list[bytes | None] = [None] * len(items)
+    hashes = [content_hash(text) for _, text in items]
+    position = {eid: i for i, (eid, _) in enumerate(items)}
+    for eid, digest, blob in store.iter_cached_tokens(version):
+        i = position.get(eid)
+        if i is not None and digest == hashes[i]:
+            blobs[i] = blob
+    missing = [i for i, b in enumerate(blobs) if b is None]
+    batch: list[tuple[int, list[str]]] = []
+
+    def flush() -> None:
+        rows = [(items[i][0], hashes[i], version, toks) for i, toks in batch]
+        for (i, _), blob in zip(batch, store.put_tokens(rows), strict=True):
+            blobs[i] = blob
+        batch.clear()
+
+    fresh = iter_tokenize([items[i][1] for i in missing], progress=progress)
+    for i, blob in zip(missing, fresh, strict=True):
+        batch.append((i, decode(blob)))
+        if len(batch) >= 5000:
+            flush()
+    if batch:
+        flush()
+    done = [b or b"" for b in blobs]
+    indptr = np.zeros(len(done) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, done), dtype=np.int64, count=len(done)) // 4, out=indptr[1:])
+    ids = np.frombuffer(b"".join(done), dtype=np.uint32)
+    return TokenIds(ids, indptr, store.token_vocab()), len(missing)
+
+
 def entry_tokens(
     store: Store,
     items: Sequence[tuple[str, str]],
     progress: Callable[[float], None] | None = None,
 ) -> tuple[list[list[str]], int]:
-    """Tokens for (entry id, text) pairs, from the cache where it is current; the rest
-    are tokenized (on every core when many) and cached. Returns (tokens, how many were
-    tokenized now)."""
-    from .tokenize import decode, iter_tokenize, tokenizer_version
-
-    version = tokenizer_version()
-    out: list[list[str] | None] = [None] * len(items)
-    hashes = [content_hash(text) for _, text in items]
-    position = {eid: i for i, (eid, _) in enumerate(items)}
-    # one string object per distinct token: 100,000 entries hold about 20 million tokens
-    pool: dict[str, str] = {}
-    intern = pool.setdefault
-
-    def shared(tokens: list[str]) -> list[str]:
-        return list(map(intern, tokens, tokens))
-
-    for eid, digest, blob in store.iter_cached_tokens(version):
-        i = position.get(eid)
-        if i is not None and digest == hashes[i]:
-            out[i] = shared(decode(blob))
-    missing = [i for i, toks in enumerate(out) if toks is None]
-    rows: list[tuple[str, str, str, bytes]] = []
-    fresh = iter_tokenize([items[i][1] for i in missing], progress=progress)
-    for i, blob in zip(missing, fresh, strict=True):
-        out[i] = shared(decode(blob))
-        rows.append((items[i][0], hashes[i], version, blob))
-        if len(rows) >= 5000:
-            store.put_tokens(rows)
-            rows = []
-    if rows:
-        store.put_tokens(rows)
-    return [t if t is not None else [] for t in out], len(missing)
+    """:func:`entry_token_ids` as token lists."""
+    tids, tokenized = entry_token_ids(store, items, progress)
+    return tids.docs(), tokenized
 
 
 def bigram_extras(texts: Sequence[str]) -> list[list[str]] | None:
@@ -211,7 +282,9 @@ def cluster_store(
     report.entries = len(items)
     if not items:
         raise ValueError("the store has no entries to cluster; import some first")
-    docs, report.tokenized = entry_tokens(store, items, progress=lambda f: say("tokenize", 0.5 * f))
+    tids, report.tokenized = entry_token_ids(
+        store, items, progress=lambda f: say("tokenize", 0.5 * f)
+    )
     report.cached = len(items) - report.tokenized
     report.seconds["tokenize"] = time.perf_counter() - t0
 
@@ -222,14 +295,13 @@ def cluster_store(
         (tid, [position[e] for e in store.topic_entry_ids(tid) if e in position]) for tid in named
     ]
     fit = fit_topics(
-        docs,
+        tids.counts(bigram_extras([text for _, text in items])),
         k=k,
         anchors=anchors,
         random_state=random_state,
         tokenizer=default_tokenizer(),
         progress=lambda stage, f: say(stage, f),
         kept=kept,
-        extra=bigram_extras([text for _, text in items]),
         anchor_tokens=anchor_term_tokens(store, anchors),
     )
     report.seconds.update(fit.stages)

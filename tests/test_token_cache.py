@@ -1,0 +1,96 @@
+"""The token cache: tokens stored as ids into one token table, read back as arrays.
+
+A re-cluster builds its count matrix straight from the cached ids; these tests hold that
+path to the same tokens and the same counts as token lists, and the ids to one meaning
+when two writers add tokens at once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from array import array
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import DIGEST, LISTING
+from topiclens.clustering.model import count_matrix, select_terms
+from topiclens.clustering.pipeline import bigram_extras, entry_token_ids
+from topiclens.clustering.tokenize import default_tokenizer
+from topiclens.store import Store
+from topiclens.store.importer import import_file
+
+
+def _ids(blob: bytes) -> list[int]:
+    return array("I", blob).tolist()
+
+
+def test_two_writers_never_give_one_id_to_two_tokens(tmp_path: Path):
+    with Store.open_dir(tmp_path) as a, Store.open_dir(tmp_path) as b:
+        import_file(a, DIGEST)
+        eids = [row[0] for row in a.query("SELECT id FROM entries ORDER BY id")][:4]
+        wrote = {}
+        # each writer gives out ids from what it read before the other wrote
+        for store, eid, toks in (
+            (a, eids[0], ["kv", "cache", "kv"]),
+            (b, eids[1], ["cache", "moe", "专家并行"]),
+            (a, eids[2], ["moe", "nvlink", "专家并行"]),
+            (b, eids[3], ["nvlink", "kv", "投机解码"]),
+        ):
+            (blob,) = store.put_tokens([(eid, "h", "v1", toks)])
+            wrote[eid] = (toks, blob)
+        for store in (a, b):
+            vocab = store.token_vocab()
+            assert len(vocab) == len(set(vocab)) == 6
+            for eid, digest, blob in store.iter_cached_tokens("v1"):
+                toks, stored = wrote[eid]
+                assert digest == "h" and blob == stored
+                assert [vocab[i] for i in _ids(blob)] == toks
+
+
+def test_a_failed_write_forgets_the_ids_it_gave_out(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        eid = store.query("SELECT id FROM entries LIMIT 1")[0][0]
+        with pytest.raises(sqlite3.IntegrityError):  # no such entry: the row is refused
+            store.put_tokens([(eid, "h", "v1", ["kv"]), ("no-such-entry", "h", "v1", ["moe"])])
+        assert store.token_vocab() == []
+        (blob,) = store.put_tokens([(eid, "h", "v1", ["moe", "kv"])])
+        assert [store.token_vocab()[i] for i in _ids(blob)] == ["moe", "kv"]
+
+
+def test_counts_from_ids_equal_counts_from_token_lists(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        import_file(store, LISTING)
+        items = store.entry_texts()
+        fresh, tokenized = entry_token_ids(store, items)
+        cached, again = entry_token_ids(store, items)
+    assert tokenized == len(items) and again == 0
+    tk = default_tokenizer()
+    docs = [tk(text) for _, text in items]
+    assert fresh.docs() == docs and cached.docs() == docs
+    extra = bigram_extras([text for _, text in items])
+    assert extra is not None
+    got = cached.counts(extra)
+    matrix, vocab = select_terms(got.matrix, got.vocab, min_df=2)
+    want, want_vocab = count_matrix([[*d, *e] for d, e in zip(docs, extra, strict=True)], min_df=2)
+    assert vocab == want_vocab
+    assert matrix.shape == want.shape and (matrix != want).nnz == 0
+    assert np.array_equal(matrix.indptr, want.indptr)
+
+
+def test_a_store_with_the_old_string_cache_drops_it(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        eid = store.query("SELECT id FROM entries LIMIT 1")[0][0]
+    db = tmp_path / "topiclens.db"
+    conn = sqlite3.connect(db)  # make it a schema-3 store holding a string-format row
+    conn.executescript(
+        "DROP TABLE token_vocab; PRAGMA user_version = 3;"
+        f"INSERT INTO token_cache VALUES ('{eid}', 'h', 'v1', CAST('kv\x1fcache' AS BLOB));"
+    )
+    conn.close()
+    with Store.open_dir(tmp_path) as store:
+        assert list(store.iter_cached_tokens("v1")) == []
+        assert store.token_vocab() == []
