@@ -330,22 +330,22 @@ def _kmeans(x: Any, k: int, seeds: list[Any], random_state: int, n_init: int) ->
 
 
 def _one_start(x: Any, k: int, seeds: list[Any], rs: int) -> Any:
+    """One KMeans run from the ``seeds`` as first centroids, the rest k-means++."""
     import numpy as np
     from sklearn.cluster import KMeans, kmeans_plusplus
 
-    if not seeds:
-        return KMeans(k, init="k-means++", n_init=1, random_state=rs, max_iter=100).fit(x)
-    init = np.vstack(seeds)[:k]
+    x = np.asarray(x)
+    init = np.vstack(seeds)[:k].astype(x.dtype) if seeds else x[:0]
     if k > len(init):
-        pool = np.asarray(x)
+        pool = x
         if len(pool) > KMEANS_PP_SAMPLE:  # k-means++ is k passes over its input
             rng = np.random.default_rng(rs)
             pool = pool[np.sort(rng.choice(len(pool), KMEANS_PP_SAMPLE, replace=False))]
         # in float64: scikit-learn's k-means++ on float32 rows computes its distances in
         # small up-cast chunks, measured 40 times slower (20,000 rows: 2.8 s -> 0.07 s);
-        # the centres it picks are the same rows
+        # the centres it picks are the same rows (KMeans(init="k-means++") picks them so)
         extra, _ = kmeans_plusplus(pool.astype(np.float64), k - len(init), random_state=rs)
-        init = np.vstack([init, extra.astype(init.dtype)])
+        init = np.vstack([init, extra.astype(x.dtype)])
     return KMeans(k, init=init, n_init=1, random_state=rs, max_iter=100).fit(x)
 
 
