@@ -448,9 +448,8 @@ def _relabel(labels: Any) -> Any:
     return inverse
 
 
-def class_tfidf(counts: Any, labels: Any, k: int) -> Any:
-    """Class-based TF-IDF (k, V): a term's share of a topic's words, times
-    log(1 + average words per topic / the term's count over all topics)."""
+def class_counts(counts: Any, labels: Any, k: int) -> Any:
+    """Each term's count in each topic (k, V), float64."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -458,13 +457,51 @@ def class_tfidf(counts: Any, labels: Any, k: int) -> Any:
         (np.ones(len(labels), dtype=np.float32), (labels, np.arange(len(labels)))),
         shape=(k, len(labels)),
     )
-    per_class = np.asarray((onehot @ counts).todense(), dtype=np.float64)
+    return np.asarray((onehot @ counts).todense(), dtype=np.float64)
+
+
+def class_tfidf(counts: Any, labels: Any, k: int, per_class: Any = None) -> Any:
+    """Class-based TF-IDF (k, V): a term's share of a topic's words, times
+    log(1 + average words per topic / the term's count over all topics)."""
+    import numpy as np
+
+    if per_class is None:
+        per_class = class_counts(counts, labels, k)
     totals = per_class.sum(axis=1, keepdims=True)
     tf = per_class / np.maximum(totals, 1)
     freq = per_class.sum(axis=0)
     avg = totals.mean()
     idf = np.log1p(avg / np.maximum(freq, 1))
     return (tf * idf).astype(np.float32)
+
+
+def _is_han(term: str) -> bool:
+    return all("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in term)
+
+
+def fragments(vocab_tokens: Sequence[str], per_class: Any) -> Any:
+    """(k, V) booleans: where a short Chinese term is, in that topic, mostly a piece of
+    a longer term the tokenizer also gave (its dictionary words inside a long word:
+    分布式 also says 分布 and 布式; 确定性 says 定性). It is one when a longer term of
+    the topic that holds it is used at least half as often there. Such pieces help to
+    cluster but make poor keywords: a topic reading "分布, 布式" says less than one
+    reading "分布式"."""
+    import numpy as np
+
+    index = {t: j for j, t in enumerate(vocab_tokens)}
+    inside: dict[int, list[int]] = {}
+    for j, term in enumerate(vocab_tokens):
+        if len(term) < 3 or not _is_han(term):
+            continue
+        for n in (2, 3):
+            for i in range(len(term) - n + 1 if len(term) > n else 0):
+                part = index.get(term[i : i + n])
+                if part is not None:
+                    inside.setdefault(part, []).append(j)
+    out = np.zeros(per_class.shape, dtype=bool)
+    for part, longer in inside.items():
+        out[:, part] = per_class[:, longer].max(axis=1) * 2 >= per_class[:, part]
+    return out & (per_class > 0)
 
 
 def _near_duplicate(a: str, b: str) -> bool:
@@ -680,11 +717,14 @@ def fit_topics(
             kept_by[c] = tid
             done.add(tid)
 
-    ctf = class_tfidf(features.counts, labels, k)
+    per_class = class_counts(features.counts, labels, k)
+    ctf = class_tfidf(features.counts, labels, k, per_class)
     # bigrams shape clusters but never name them, nor tie an entry to its topic
     marked = [j for j, t in enumerate(features.vocab) if t.startswith(BIGRAM_MARK)]
     if marked:
         ctf[:, marked] = 0.0
+    # nor do pieces of longer words, where the longer word is what the topic says
+    ctf[fragments(features.vocab, per_class)] = 0.0
     keyword_tokens: list[list[tuple[str, float]]] = []
     keywords: list[list[tuple[str, float]]] = []
     names: list[str] = []
