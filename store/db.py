@@ -120,6 +120,19 @@ MIGRATIONS: tuple[str, ...] = (
     );
     DELETE FROM token_cache;
     """,
+    # 5: each entry's similar entries live in its assignment row, as JSON [[id, score],
+    # ...] best first: a re-cluster of 100,000 entries writes 100,000 rows, not 600,000,
+    # and the reader finds them with the assignment's key
+    """
+    ALTER TABLE topic_assignments ADD COLUMN similar TEXT NOT NULL DEFAULT '[]';
+    UPDATE topic_assignments SET similar = (
+        SELECT json_group_array(json_array(other_id, score)) FROM (
+            SELECT other_id, score FROM similar s
+            WHERE s.entry_id = topic_assignments.entry_id ORDER BY rank
+        )
+    ) WHERE entry_id IN (SELECT entry_id FROM similar);
+    DROP TABLE similar;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -134,6 +147,29 @@ INSERT_ENTRY = (
     f"INSERT OR IGNORE INTO entries({_ENTRY_COLUMNS}, imported_at) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
+
+
+INSERT_ASSIGNMENT = (
+    "INSERT OR REPLACE INTO topic_assignments(entry_id, topic_id, score, terms, similar) "
+    "VALUES (?,?,?,?,?)"
+)
+
+
+def _assignment_rows(
+    assignments: dict[str, tuple[int, float, list[str]]],
+    similar: dict[str, list[tuple[str, float]]],
+) -> Iterator[tuple[str, int, float, str, str]]:
+    """``INSERT_ASSIGNMENT`` values: (entry id, topic id, score, terms, similar entries)."""
+    dumps = orjson.dumps
+    for eid, (tid, score, terms) in assignments.items():
+        near = similar.get(eid)
+        yield (
+            eid,
+            tid,
+            float(score),
+            dumps(terms).decode(),
+            dumps(near).decode() if near else "[]",
+        )
 
 
 def entry_row(e: Entry, imported_at: float) -> tuple[Any, ...]:
@@ -395,8 +431,8 @@ class Store:
         """One immediate write transaction: all of it lands, or none of it.
 
         ``check_references=False`` turns foreign-key checks off for this transaction only:
-        for bulk writes whose ids were just read from this store (it halves the time of
-        writing 100,000 assignments and 500,000 similar-entry rows)."""
+        for bulk writes whose ids were just read from this store (it halved the time of
+        writing 100,000 assignments and their 500,000 similar entries)."""
         with self._lock:
             conn = self._conn
             if not check_references:
@@ -626,10 +662,9 @@ class Store:
         return topic_id, score, orjson.loads(terms)
 
     def similar(self, entry_id: str) -> list[tuple[str, float]]:
-        rows = self.query(
-            "SELECT other_id, score FROM similar WHERE entry_id = ? ORDER BY rank", (entry_id,)
-        )
-        return [(r[0], r[1]) for r in rows]
+        """The entry's most similar entries, best first: (entry id, cosine)."""
+        rows = self.query("SELECT similar FROM topic_assignments WHERE entry_id = ?", (entry_id,))
+        return [(o, s) for o, s in orjson.loads(rows[0][0])] if rows else []
 
     def replace_topics(
         self,
@@ -650,6 +685,13 @@ class Store:
         rows skip foreign-key checks."""
         now = time.time()
         with self.write(check_references=False) as conn:
+            if similar is None:  # keep each entry's similar entries as they are
+                similar = {
+                    eid: orjson.loads(blob)
+                    for eid, blob in conn.execute(
+                        "SELECT entry_id, similar FROM topic_assignments WHERE similar != '[]'"
+                    )
+                }
             keep = [t.id for t in topics]
             marks = ",".join("?" * len(keep)) or "NULL"
             conn.execute("DELETE FROM topic_assignments")
@@ -671,23 +713,7 @@ class Store:
                         now,
                     ),
                 )
-            conn.executemany(
-                "INSERT INTO topic_assignments(entry_id, topic_id, score, terms) VALUES (?,?,?,?)",
-                [
-                    (eid, tid, float(score), orjson.dumps(terms).decode())
-                    for eid, (tid, score, terms) in assignments.items()
-                ],
-            )
-            if similar is not None:
-                conn.execute("DELETE FROM similar")
-                conn.executemany(
-                    "INSERT INTO similar(entry_id, other_id, rank, score) VALUES (?,?,?,?)",
-                    [
-                        (eid, other, rank, float(score))
-                        for eid, others in similar.items()
-                        for rank, (other, score) in enumerate(others)
-                    ],
-                )
+            conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assignments, similar))
             if model is not None:
                 self._put_topic_model(conn, *model)
 
@@ -816,28 +842,11 @@ class Store:
         """Put entries into existing topics (no re-cluster) and update the topics' sizes,
         in one transaction."""
         with self.write() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO topic_assignments(entry_id, topic_id, score, terms) "
-                "VALUES (?,?,?,?)",
-                [
-                    (eid, tid, float(score), orjson.dumps(terms).decode())
-                    for eid, (tid, score, terms) in assignments.items()
-                ],
-            )
+            conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assignments, similar or {}))
             conn.execute(
                 "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
                 "WHERE a.topic_id = topics.id)"
             )
-            if similar:
-                conn.executemany("DELETE FROM similar WHERE entry_id = ?", [(e,) for e in similar])
-                conn.executemany(
-                    "INSERT INTO similar(entry_id, other_id, rank, score) VALUES (?,?,?,?)",
-                    [
-                        (eid, other, rank, float(score))
-                        for eid, others in similar.items()
-                        for rank, (other, score) in enumerate(others)
-                    ],
-                )
 
     # --- reader queries (helper D): light rows for long lists ------------------------
 

@@ -1,4 +1,5 @@
-"""The token cache: tokens stored as ids into one token table, read back as arrays.
+"""How clustering results sit in the store: cached tokens as ids into one token table,
+read back as arrays; similar entries inside the assignment rows.
 
 A re-cluster builds its count matrix straight from the cached ids; these tests hold that
 path to the same tokens and the same counts as token lists, and the ids to one meaning
@@ -19,6 +20,13 @@ from topiclens.clustering.pipeline import bigram_extras, entry_token_ids
 from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
+
+# a store of schema 5 made back into schema 4: similar entries in their own table
+SCHEMA_4 = (
+    "CREATE TABLE similar (entry_id TEXT NOT NULL, other_id TEXT NOT NULL,"
+    " rank INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (entry_id, rank));"
+    "ALTER TABLE topic_assignments DROP COLUMN similar;"
+)
 
 
 def _ids(blob: bytes) -> list[int]:
@@ -87,10 +95,32 @@ def test_a_store_with_the_old_string_cache_drops_it(tmp_path: Path):
     db = tmp_path / "topiclens.db"
     conn = sqlite3.connect(db)  # make it a schema-3 store holding a string-format row
     conn.executescript(
-        "DROP TABLE token_vocab; PRAGMA user_version = 3;"
+        SCHEMA_4 + "DROP TABLE token_vocab; PRAGMA user_version = 3;"
         f"INSERT INTO token_cache VALUES ('{eid}', 'h', 'v1', CAST('kv\x1fcache' AS BLOB));"
     )
     conn.close()
     with Store.open_dir(tmp_path) as store:
         assert list(store.iter_cached_tokens("v1")) == []
         assert store.token_vocab() == []
+
+
+def test_similar_entries_move_into_the_assignment_rows(tmp_path: Path):
+    from topiclens.store import Topic
+
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        ids = [e.id for e in store.entries()]
+        store.replace_topics([Topic(1, "All", [], len(ids))], {i: (1, 0.5, []) for i in ids})
+    conn = sqlite3.connect(tmp_path / "topiclens.db")  # make it a schema-4 store
+    conn.executescript(SCHEMA_4 + "PRAGMA user_version = 4;")
+    conn.executemany(
+        "INSERT INTO similar VALUES (?,?,?,?)",
+        [(ids[0], ids[2], 1, 0.25), (ids[0], ids[1], 0, 0.5), (ids[1], ids[0], 0, 0.5)],
+    )
+    conn.commit()
+    conn.close()
+    with Store.open_dir(tmp_path) as store:
+        assert store.similar(ids[0]) == [(ids[1], 0.5), (ids[2], 0.25)]
+        assert store.similar(ids[1]) == [(ids[0], 0.5)]
+        assert store.similar(ids[2]) == []
+        assert store.query("SELECT name FROM sqlite_master WHERE name = 'similar'") == []
