@@ -533,8 +533,12 @@ def topic_name(keywords: Sequence[tuple[str, float]]) -> str:
 
 
 def similar_pairs(idx: Any, sim: Any, top: int = TOP_SIMILAR) -> list[list[tuple[int, float]]]:
-    """Each doc's ``top`` most similar docs, from :func:`nearest`'s answer."""
-    rows_i, rows_s = idx[:, :top].tolist(), sim[:, :top].tolist()
+    """Each doc's ``top`` most similar docs, from :func:`nearest`'s answer, cosines to
+    six decimals."""
+    import numpy as np
+
+    rows_i = idx[:, :top].tolist()
+    rows_s = np.round(sim[:, :top].astype(np.float64), 6).tolist()
     return [
         [(j, v) for j, v in zip(ri, rs, strict=True) if j >= 0]
         for ri, rs in zip(rows_i, rows_s, strict=True)

@@ -330,8 +330,7 @@ def cluster_store(
         for eid, c, s, t in zip(ids, labels, scores, fit.terms, strict=True)
     }
     similar = {
-        eid: [(ids[j], round(s, 6)) for j, s in near]
-        for eid, near in zip(ids, fit.similar, strict=True)
+        eid: [(ids[j], s) for j, s in near] for eid, near in zip(ids, fit.similar, strict=True)
     }
     say("store", 0.95)
     # topics and the model that places new entries land in one transaction
