@@ -591,7 +591,7 @@ def doc_terms(
 
 
 def fit_topics(
-    docs: Sequence[Sequence[str]],
+    docs: Sequence[Sequence[str]] | TokenCounts,
     *,
     k: int | None = None,
     anchors: Sequence[Anchor] = (),
@@ -608,7 +608,8 @@ def fit_topics(
     spectral: bool | None = None,
     anchor_tokens: Mapping[str, list[str]] | None = None,
 ) -> TopicFit:
-    """Cluster tokenized docs into topics. Deterministic for a given ``random_state``.
+    """Cluster tokenized docs (token lists, or their :class:`TokenCounts`) into topics.
+    Deterministic for a given ``random_state``.
 
     ``kept`` lists topics that must last, as (topic id, indices of their docs now): the
     topics a user named. Like anchors, each seeds a centroid, and wins the cluster most
