@@ -2,7 +2,7 @@
 
 Imports the JSON Lines file into a temporary store with the product's importer, clusters
 it with the product's own pipeline (tokenizer, token cache, feature-only character bigrams,
-TF-IDF, LSA, neighbour smoothing, spectral embedding, KMeans) at k = 13
+TF-IDF with BM25 idf, LSA, neighbour smoothing, spectral embedding, KMeans) at k = 13
 and k = 67, and prints NMI and ARI against the ``category`` and ``discipline`` labels,
 mean and spread over 5 seeds. The labels are read from the store only after clustering,
 to score; the features come from ``Store.entry_texts()`` (title, summary, comment) alone.
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     shown_dims = model.lsa_dims_for(len(items)) if lsa_dims == -1 else lsa_dims
     print(
         f"pipeline: product tokenizer, bigrams {'off' if extra is None else 'on'}, "
-        f"sublinear TF-IDF (min_df=2), LSA {shown_dims or 'off'}, "
+        f"sublinear tf x BM25 idf (min_df=2), LSA {shown_dims or 'off'}, "
         f"neighbour smoothing {'off' if args.no_smooth else 'on'}, "
         f"spectral {'off' if args.no_spectral else 'on'}, "
         f"KMeans n_init={n_init}, {len(anchors)} anchors"

@@ -4,9 +4,10 @@ Pure computation on token lists (no store, no I/O), in the shape scikit-learn us
 explicit parameters, a ``random_state`` for determinism. numpy, scipy and scikit-learn are
 imported inside the functions, so importing this module costs nothing.
 
-Measured choices (bench/bench_csl.py, docs/clustering.md): sublinear TF-IDF over terms
-seen in at least two entries, LSA to ``LSA_DIMS`` dimensions with unit-length rows, then
-KMeans with several starts; the best start by inertia wins.
+Measured choices (bench/bench_csl.py, docs/clustering.md): sublinear term frequency
+times BM25's idf over terms seen in at least two entries, rows made unit length; LSA to
+``LSA_DIMS`` dimensions with unit-length rows; then KMeans with several starts, the best
+start by inertia wins.
 """
 
 from __future__ import annotations
@@ -111,13 +112,11 @@ def build_features(
 ) -> Features:
     """``docs`` are each doc's feature tokens (word tokens, and bigrams if any)."""
     import numpy as np
-    from sklearn.feature_extraction.text import TfidfTransformer
     from sklearn.preprocessing import normalize
 
     counts, vocab = count_matrix(docs, min_df=2 if len(docs) >= 20 else 1)
-    transformer = TfidfTransformer(sublinear_tf=True)
-    tfidf = transformer.fit_transform(counts).astype(np.float32)
-    idf = transformer.idf_.astype(np.float32)
+    idf = bm25_idf(counts)
+    tfidf = weigh(counts, idf)
     components = None
     dims = min(lsa_dims or 0, tfidf.shape[1] - 1, tfidf.shape[0] - 1)
     if lsa_dims and dims >= 2:
@@ -139,6 +138,27 @@ def build_features(
     else:
         vectors = tfidf.toarray()
     return Features(vocab, idf, tfidf, counts, components, vectors)
+
+
+def bm25_idf(counts: Any) -> Any:
+    """BM25's idf, log(1 + (n - df + 0.5) / (df + 0.5)), of each column (float32). A term
+    in most entries weighs next to nothing (scikit-learn's smoothed idf keeps every term
+    at 1 or more)."""
+    import numpy as np
+
+    n = counts.shape[0]
+    df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float64)
+    return np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
+
+
+def weigh(counts: Any, idf: Any) -> Any:
+    """Unit-length rows of (1 + log tf) * idf."""
+    import numpy as np
+    from sklearn.preprocessing import normalize
+
+    tf = counts.astype(np.float32, copy=True)
+    tf.data = 1.0 + np.log(tf.data)
+    return normalize(tf.multiply(idf.reshape(1, -1)).tocsr()).astype(np.float32)
 
 
 def count_matrix(docs: Sequence[Sequence[str]], *, min_df: int = 1) -> tuple[Any, list[str]]:
@@ -203,9 +223,7 @@ def transform(
         (np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(docs), len(vocab))
     )
     counts.sum_duplicates()
-    tf = counts.copy()
-    tf.data = 1.0 + np.log(tf.data)
-    tfidf = normalize(tf.multiply(idf.reshape(1, -1)).tocsr()).astype(np.float32)
+    tfidf = weigh(counts, idf)
     vectors = tfidf @ components.T if components is not None else tfidf
     if components is not None:
         vectors = normalize(np.asarray(vectors)).astype(np.float32)
