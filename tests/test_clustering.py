@@ -191,6 +191,37 @@ def test_bigrams_shape_features_but_never_names_or_terms(tk: Tokenizer):
     assert len({int(fit.labels[0]), int(fit.labels[10])}) == 2
 
 
+def test_a_term_in_almost_every_entry_weighs_next_to_nothing():
+    import math
+
+    import numpy as np
+    from topiclens.clustering.model import build_features
+
+    docs = [[*d, "common"] for d in _toy_docs()[:-1]] + [_toy_docs()[-1]]
+    f = build_features(docs, lsa_dims=None)
+    common, rare = f.vocab.index("common"), f.vocab.index("rans")
+    n = len(docs)
+    # BM25's idf: log(1 + (n - df + 0.5) / (df + 0.5))
+    assert f.idf[common] == pytest.approx(math.log1p(1.5 / (n - 1 + 0.5)), rel=1e-5)
+    assert f.idf[rare] == pytest.approx(math.log1p((n - 12 + 0.5) / 12.5), rel=1e-5)
+    row = f.tfidf[0].toarray().ravel()
+    assert 0 < row[common] < 0.05 * row[rare]
+    assert np.linalg.norm(row) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_new_entries_are_weighed_and_projected_as_in_the_fit():
+    import numpy as np
+    from topiclens.clustering.model import build_features, transform
+
+    docs = [d + ["rans"] * (i % 3) for i, d in enumerate(_toy_docs())]
+    for dims in (None, 4):
+        f = build_features(docs, lsa_dims=dims, random_state=0)
+        tfidf, vectors = transform(docs[:6], f.vocab, f.idf, f.components)
+        assert np.allclose(tfidf.toarray(), f.tfidf[:6].toarray(), atol=1e-6)
+        dense = vectors.toarray() if hasattr(vectors, "toarray") else vectors
+        assert np.allclose(dense, np.asarray(f.vectors[:6]), atol=1e-5)
+
+
 def test_spectral_step_separates_clear_groups_deterministically():
     docs = [d + [f"x{j}" for j in range(i % 5)] for i, d in enumerate(_toy_docs() * 20)]
     one = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
