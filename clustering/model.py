@@ -26,6 +26,9 @@ SPECTRAL_MIN, SPECTRAL_MAX = 500, 5_000  # KMeans runs on a spectral embedding b
 # these sizes: below, a graph of 30 neighbours is too coarse (on the bundled 109 entries,
 # with bigrams, two anchors lost their topic); above, the all-pairs graph costs too much
 SPECTRAL_NEIGHBOURS = 30  # of a graph of each entry's nearest entries (CSL: 20 / 30 / 50)
+SPECTRAL_STEPS = 3  # eigenvectors weighed by eigenvalue ** steps, as in a diffusion map
+# (CSL, 5 seeds, NMI discipline at k=67: 0.554 unweighed; 0.560 / 0.561 / 0.560 at 2 / 3 / 4
+# steps; 0.554 at 10, 0.541 at 20)
 N_INIT = None  # starts of KMeans: 10 for small corpora, fewer as they grow (n_init_for)
 SMOOTH_NEIGHBOURS = 20  # each entry's vector is pulled towards its nearest entries' ...
 SMOOTH_WEIGHT = 2.0  # ... mean, with this weight (measured on CSL: +0.02 NMI)
@@ -52,10 +55,14 @@ def lsa_dims_for(n: int) -> int:
     return LSA_DIMS_SMALL if n <= SPECTRAL_MAX else LSA_DIMS
 
 
-def spectral_embedding(vectors: Any, dims: int, neighbours: int, random_state: int) -> Any:
+def spectral_embedding(
+    vectors: Any, dims: int, neighbours: int, random_state: int, steps: int = SPECTRAL_STEPS
+) -> Any:
     """Rows of the top ``dims`` eigenvectors of the normalised affinity of a
-    nearest-entries graph (symmetric, cosine weights), made unit length: the space
-    spectral clustering runs KMeans in. All pairs, so only for modest corpora."""
+    nearest-entries graph (symmetric, cosine weights), each weighed by its eigenvalue to
+    the power ``steps`` (a diffusion map of that many steps: the directions a random walk
+    on the graph keeps count most), made unit length: the space spectral clustering runs
+    KMeans in. All pairs, so only for modest corpora."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -74,14 +81,14 @@ def spectral_embedding(vectors: Any, dims: int, neighbours: int, random_state: i
     aff = (dinv @ a @ dinv).tocsr()
     dims = max(1, min(dims, n - 2))
     if n <= 1_000:
-        _, vecs = np.linalg.eigh(aff.toarray())
-        vecs = vecs[:, -dims:]
+        vals, vecs = np.linalg.eigh(aff.toarray())
+        vals, vecs = vals[-dims:], vecs[:, -dims:]
     else:
         from scipy.sparse.linalg import eigsh
 
         v0 = np.random.default_rng(random_state).random(n)
-        _, vecs = eigsh(aff, k=dims, which="LA", v0=v0)
-    vecs = vecs.astype(np.float32)
+        vals, vecs = eigsh(aff, k=dims, which="LA", v0=v0)
+    vecs = (vecs * np.maximum(vals, 0.0) ** steps).astype(np.float32)
     return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
 

@@ -232,6 +232,26 @@ def test_spectral_step_separates_clear_groups_deterministically():
     assert len(set(one.labels.tolist())) == 3
 
 
+def test_spectral_embedding_weighs_eigenvectors_by_eigenvalue_to_the_steps():
+    import numpy as np
+    from topiclens.clustering.model import spectral_embedding
+
+    # a connected graph (random directions), so the top eigenvalues differ
+    x = np.random.default_rng(0).normal(size=(80, 6)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    plain = spectral_embedding(x, 3, 10, 0, steps=0)
+    diffused = spectral_embedding(x, 3, 10, 0, steps=3)
+    assert np.allclose(np.linalg.norm(diffused, axis=1), 1.0, atol=1e-5)
+    # each row is the plain row times one weight per eigenvector (eigenvalue ** 3), the
+    # same for every row and smaller for a smaller eigenvalue, then made unit length
+    ok = np.abs(plain).min(axis=1) > 1e-3
+    assert ok.sum() > 40
+    ratio = diffused[ok] / plain[ok]
+    ratio /= ratio[:, -1:]
+    assert np.allclose(ratio, ratio[0], atol=1e-4)
+    assert 0 < ratio[0, 0] < ratio[0, 1] < 0.95 * ratio[0, 2]
+
+
 def test_importing_clustering_loads_no_heavy_library():
     code = (
         "import sys, topiclens.clustering, topiclens.clustering.pipeline, "
