@@ -223,6 +223,8 @@ def test_new_entries_are_weighed_and_projected_as_in_the_fit():
 
 
 def test_spectral_step_separates_clear_groups_deterministically():
+    import numpy as np
+
     docs = [d + [f"x{j}" for j in range(i % 5)] for i, d in enumerate(_toy_docs() * 20)]
     one = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
     two = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
@@ -230,6 +232,10 @@ def test_spectral_step_separates_clear_groups_deterministically():
     kind = [i % 36 // 12 for i in range(len(docs))]
     assert len({(k, int(c)) for k, c in zip(kind, one.labels, strict=True)}) == 3
     assert len(set(one.labels.tolist())) == 3
+    # the spectral step's diffusion does the neighbours' averaging: no smoothing first
+    raw = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True, smoothing=False)
+    assert raw.labels.tolist() == one.labels.tolist()
+    assert np.allclose(raw.centroids, one.centroids, atol=1e-6)
 
 
 def test_spectral_embedding_weighs_eigenvectors_by_eigenvalue_to_the_steps():
