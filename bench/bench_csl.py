@@ -2,9 +2,9 @@
 
 Imports the JSON Lines file into a temporary store with the product's importer, clusters
 it with the product's own pipeline (tokenizer, token cache, feature-only character bigrams,
-TF-IDF, LSA, neighbour smoothing, spectral embedding, KMeans) at k = 13
-and k = 67, and prints NMI and ARI against the ``category`` and ``discipline`` labels,
-mean and spread over 5 seeds. The labels are read from the store only after clustering,
+TF-IDF with BM25 idf, LSA, spectral embedding, KMeans) at k = 13 and k = 67, and prints
+NMI and ARI against the ``category`` and ``discipline`` labels, mean and spread over 5
+seeds. The labels are read from the store only after clustering,
 to score; the features come from ``Store.entry_texts()`` (title, summary, comment) alone.
 
     python bench/bench_csl.py [PATH] [--seeds 5] [--lsa-dims 200] [--n-init 4]
@@ -35,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lsa-dims", type=int, default=None, help="0 turns LSA off")
     parser.add_argument("--n-init", type=int, default=None)
     parser.add_argument("--anchors", type=Path, default=None)
-    parser.add_argument("--no-smooth", action="store_true", help="turn neighbour smoothing off")
+    parser.add_argument(
+        "--no-smooth", action="store_true", help="no neighbour smoothing (with --no-spectral)"
+    )
     parser.add_argument("--no-bigrams", action="store_true", help="word tokens only")
     parser.add_argument("--no-spectral", action="store_true", help="KMeans on LSA vectors")
     args = parser.parse_args(argv)
@@ -72,10 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
     print(f"CSL: {len(items)} entries from {args.path.name}; tokenized in {t_tok:.1f} s")
     shown_dims = model.lsa_dims_for(len(items)) if lsa_dims == -1 else lsa_dims
+    # the spectral step's diffusion does the neighbours' averaging (model.fit_topics)
+    smoothing = "off" if args.no_smooth else "on" if args.no_spectral else "none with spectral"
     print(
         f"pipeline: product tokenizer, bigrams {'off' if extra is None else 'on'}, "
-        f"sublinear TF-IDF (min_df=2), LSA {shown_dims or 'off'}, "
-        f"neighbour smoothing {'off' if args.no_smooth else 'on'}, "
+        f"sublinear tf x BM25 idf (min_df=2), LSA {shown_dims or 'off'}, "
+        f"neighbour smoothing {smoothing}, "
         f"spectral {'off' if args.no_spectral else 'on'}, "
         f"KMeans n_init={n_init}, {len(anchors)} anchors"
     )

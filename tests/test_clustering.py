@@ -191,7 +191,40 @@ def test_bigrams_shape_features_but_never_names_or_terms(tk: Tokenizer):
     assert len({int(fit.labels[0]), int(fit.labels[10])}) == 2
 
 
+def test_a_term_in_almost_every_entry_weighs_next_to_nothing():
+    import math
+
+    import numpy as np
+    from topiclens.clustering.model import build_features
+
+    docs = [[*d, "common"] for d in _toy_docs()[:-1]] + [_toy_docs()[-1]]
+    f = build_features(docs, lsa_dims=None)
+    common, rare = f.vocab.index("common"), f.vocab.index("rans")
+    n = len(docs)
+    # BM25's idf: log(1 + (n - df + 0.5) / (df + 0.5))
+    assert f.idf[common] == pytest.approx(math.log1p(1.5 / (n - 1 + 0.5)), rel=1e-5)
+    assert f.idf[rare] == pytest.approx(math.log1p((n - 12 + 0.5) / 12.5), rel=1e-5)
+    row = f.tfidf[0].toarray().ravel()
+    assert 0 < row[common] < 0.05 * row[rare]
+    assert np.linalg.norm(row) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_new_entries_are_weighed_and_projected_as_in_the_fit():
+    import numpy as np
+    from topiclens.clustering.model import build_features, transform
+
+    docs = [d + ["rans"] * (i % 3) for i, d in enumerate(_toy_docs())]
+    for dims in (None, 4):
+        f = build_features(docs, lsa_dims=dims, random_state=0)
+        tfidf, vectors = transform(docs[:6], f.vocab, f.idf, f.components)
+        assert np.allclose(tfidf.toarray(), f.tfidf[:6].toarray(), atol=1e-6)
+        dense = vectors.toarray() if hasattr(vectors, "toarray") else vectors
+        assert np.allclose(dense, np.asarray(f.vectors[:6]), atol=1e-5)
+
+
 def test_spectral_step_separates_clear_groups_deterministically():
+    import numpy as np
+
     docs = [d + [f"x{j}" for j in range(i % 5)] for i, d in enumerate(_toy_docs() * 20)]
     one = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
     two = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
@@ -199,6 +232,30 @@ def test_spectral_step_separates_clear_groups_deterministically():
     kind = [i % 36 // 12 for i in range(len(docs))]
     assert len({(k, int(c)) for k, c in zip(kind, one.labels, strict=True)}) == 3
     assert len(set(one.labels.tolist())) == 3
+    # the spectral step's diffusion does the neighbours' averaging: no smoothing first
+    raw = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True, smoothing=False)
+    assert raw.labels.tolist() == one.labels.tolist()
+    assert np.allclose(raw.centroids, one.centroids, atol=1e-6)
+
+
+def test_spectral_embedding_weighs_eigenvectors_by_eigenvalue_to_the_steps():
+    import numpy as np
+    from topiclens.clustering.model import spectral_embedding
+
+    # a connected graph (random directions), so the top eigenvalues differ
+    x = np.random.default_rng(0).normal(size=(80, 6)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    plain = spectral_embedding(x, 3, 10, 0, steps=0)
+    diffused = spectral_embedding(x, 3, 10, 0, steps=3)
+    assert np.allclose(np.linalg.norm(diffused, axis=1), 1.0, atol=1e-5)
+    # each row is the plain row times one weight per eigenvector (eigenvalue ** 3), the
+    # same for every row and smaller for a smaller eigenvalue, then made unit length
+    ok = np.abs(plain).min(axis=1) > 1e-3
+    assert ok.sum() > 40
+    ratio = diffused[ok] / plain[ok]
+    ratio /= ratio[:, -1:]
+    assert np.allclose(ratio, ratio[0], atol=1e-4)
+    assert 0 < ratio[0, 0] < ratio[0, 1] < 0.95 * ratio[0, 2]
 
 
 def test_importing_clustering_loads_no_heavy_library():
