@@ -20,9 +20,11 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 # Bump when the code below changes what tokens come out; assets are hashed in as well.
@@ -203,10 +205,13 @@ class Tokenizer:
 
             jieba.setLogLevel(logging.WARNING)
             tk = jieba.Tokenizer()
-            with resources.as_file(
-                resources.files("topiclens.assets").joinpath("userdict.txt")
-            ) as path:
-                tk.load_userdict(str(path))
+            cache = _dictionary_cache()
+            if not _read_dictionary(tk, cache):
+                with resources.as_file(
+                    resources.files("topiclens.assets").joinpath("userdict.txt")
+                ) as path:
+                    tk.load_userdict(str(path))
+                _write_dictionary(tk, cache)
             self._jieba = tk
         return self._jieba
 
@@ -345,6 +350,88 @@ class Tokenizer:
         if start < len(folded):
             self._words(folded[start:], out)
         return out
+
+
+# --- jieba's dictionary with ours merged in, cached in a form quick to read ------------
+#
+# jieba keeps its dictionary (about 500,000 words and prefixes) in a marshal file that takes
+# 0.35-0.8 s to load, and our user dictionary is added word by word after that. Cached as
+# one UTF-8 block of words and one array of frequencies, the merged dictionary loads in
+# about a fifth of the time: a cold start on the bundled corpus, and every worker of a
+# bulk tokenization, wait for it.
+
+_DICT_MAGIC = b"topiclens-jieba-dictionary-1\n"
+
+
+def _dictionary_cache() -> Path:
+    """Where the merged dictionary is cached: the temporary directory (where jieba keeps
+    its own cache), named by user and by everything it is made from (jieba's version and
+    dictionary file, our user dictionary)."""
+    import os
+    import tempfile
+
+    import jieba
+
+    digest = hashlib.sha256(jieba.__version__.encode())
+    dict_file = Path(jieba.__file__).with_name(jieba.DEFAULT_DICT_NAME)
+    with suppress(OSError):
+        st = dict_file.stat()
+        digest.update(f"{dict_file}:{st.st_size}:{st.st_mtime_ns}".encode())
+    digest.update(read_asset("userdict.txt").encode("utf-8"))
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"topiclens-jieba-{uid}-{digest.hexdigest()[:16]}.cache"
+
+
+def _read_dictionary(tk: Any, path: Path) -> bool:
+    """Fill jieba tokenizer ``tk`` from the cache; False (and ``tk`` untouched) when the
+    cache is missing or not whole."""
+    from array import array
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if not data.startswith(_DICT_MAGIC):
+        return False
+    try:
+        head_end = data.index(b"\n", len(_DICT_MAGIC))
+        total, count, size = (int(x) for x in data[len(_DICT_MAGIC) : head_end].split())
+        words = data[head_end + 1 : head_end + 1 + size].decode("utf-8").split("\n")
+        freqs = array("I")
+        freqs.frombytes(data[head_end + 1 + size :])
+    except (ValueError, UnicodeDecodeError):
+        return False
+    if len(words) != count or len(freqs) != count:
+        return False
+    tk.FREQ = dict(zip(words, freqs.tolist(), strict=True))
+    tk.total = total
+    tk.initialized = True
+    return True
+
+
+def _write_dictionary(tk: Any, path: Path) -> None:
+    """Cache ``tk``'s dictionary; quietly nothing when it cannot be written."""
+    import os
+    import tempfile
+    from array import array
+
+    words = list(tk.FREQ)
+    if any("\n" in w for w in words) or max(tk.FREQ.values(), default=0) >= 2**32:
+        return
+    block = "\n".join(words).encode("utf-8")
+    head = _DICT_MAGIC + f"{int(tk.total)} {len(words)} {len(block)}\n".encode()
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "wb") as out:
+            out.write(head)
+            out.write(block)
+            out.write(array("I", tk.FREQ.values()).tobytes())
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with suppress(OSError):
+                os.unlink(tmp)
 
 
 @cache

@@ -74,3 +74,25 @@ def test_surface_pattern_guards_latin_forms_at_word_starts():
         (21, 25),
         (33, 35),
     ]
+
+
+def test_the_merged_dictionary_is_cached_and_read_back_whole(tmp_path, monkeypatch):
+    import tempfile
+
+    from topiclens.clustering import tokenize
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    fresh = Tokenizer()
+    made = fresh._cutter()  # jieba's dictionary plus ours, then cached
+    (cached,) = tmp_path.glob("topiclens-jieba-*.cache")
+    again = Tokenizer()
+    read = again._cutter()
+    assert read.FREQ == made.FREQ and read.total == made.total
+    assert read.FREQ["投机解码"] > 0  # a word of our user dictionary
+    text = "投机解码的草稿模型与专家并行，KV 缓存和预填充"
+    assert again(text) == fresh(text)
+    # a cache cut short is not used (and is made again)
+    cached.write_bytes(cached.read_bytes()[:1000])
+    assert not tokenize._read_dictionary(object(), cached)
+    assert Tokenizer()._cutter().FREQ == made.FREQ
+    assert tokenize._read_dictionary(type("T", (), {})(), cached)
