@@ -666,6 +666,28 @@ def test_first_frame_is_built_once_at_its_final_width(
     run(reader_store, check, size=size)
 
 
+def test_no_garbage_collection_before_the_first_frame(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The cyclic garbage collector is off while the first frame is built and back on
+    once it is shown (and the process's own setting is left as it was)."""
+    import gc
+
+    during: list[bool] = []
+    mount = MainScreen.on_mount
+    monkeypatch.setattr(
+        MainScreen, "on_mount", lambda self: during.append(gc.isenabled()) or mount(self)
+    )
+
+    async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert app._dom_ready and gc.isenabled()
+
+    assert gc.isenabled()
+    run(reader_store, check)
+    assert during == [False]
+    assert gc.isenabled()
+
+
 def test_later_start_groups_new_entries_after_the_first_frame(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch
 ):
