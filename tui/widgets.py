@@ -1,4 +1,5 @@
-"""The three panes: topics (an OptionList), entries (Line API, fast at any size), detail."""
+"""The panes: topics, entries, the entry and similar entries, each drawn line by line
+(Textual's Line API), so a frame costs what the lines on screen cost."""
 
 from __future__ import annotations
 
@@ -9,16 +10,13 @@ from typing import ClassVar
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual import events, on
+from textual import events
 from textual.binding import BindingType
-from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
 from topiclens.store.models import Topic
 
 from .commands import FIRST, LAST, NAVIGATION, bindings
@@ -54,6 +52,166 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
 # --- topics ----------------------------------------------------------------------------
 
 
+# A line of a list: (text, style name) parts, already cut and padded to the list's width.
+# Style names: "" plain, "muted", "bold", "italic", "muted-italic", "separator".
+ListLine = list[tuple[str, str]]
+
+
+class LineList(ScrollView, can_focus=True):
+    """A short list with a cursor, drawn line by line (Line API) from lines built once.
+
+    The topic list and the similar entries were ``OptionList``s: every option became a
+    ``Content`` measured, wrapped and rendered to strips, ~7 ms for the topic list's first
+    frame and again for each new set of similar entries. Here a line is a few segments
+    built once at the pane's width, and a cursor move repaints the two lines it touches.
+    Items are the lines with a cursor stop; a separator line is not an item."""
+
+    BINDINGS = bindings(NAVIGATION)
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "line-list--cursor",
+        "line-list--muted",
+        "line-list--separator",
+    }
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._lines: list[ListLine] = []
+        self._item_lines: list[int] = []  # item index -> line number
+        self._cursor: int | None = None
+        self._styles: dict[str, Style] = {}
+
+    @property
+    def option_count(self) -> int:
+        """How many items (lines with a cursor stop) the list has."""
+        return len(self._item_lines)
+
+    @property
+    def highlighted(self) -> int | None:
+        """The item under the cursor (None when the list has none)."""
+        return self._cursor
+
+    def set_lines(self, lines: list[ListLine], items: list[int], cursor: int | None) -> None:
+        """Show ``lines``; ``items`` are the line numbers of the items, in order."""
+        self._lines = lines
+        self._item_lines = items
+        self._cursor = cursor if cursor is not None and 0 <= cursor < len(items) else None
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(lines)))
+        self._scroll_cursor_visible()
+        self.refresh()
+
+    def move_cursor(self, index: int) -> None:
+        """Put the cursor on item ``index`` (kept in range) and tell :meth:`cursor_moved`."""
+        if not self._item_lines:
+            return
+        index = max(0, min(index, len(self._item_lines) - 1))
+        old = self._cursor
+        if index == old:
+            return
+        self._cursor = index
+        top = round(self.scroll_y)
+        self._scroll_cursor_visible()
+        if round(self.scroll_y) == top and old is not None:
+            self.refresh_line(self._item_lines[old])  # only the two lines that changed
+            self.refresh_line(self._item_lines[index])
+        else:
+            self.refresh()
+        self.cursor_moved(index)
+
+    def cursor_moved(self, index: int) -> None:
+        """The user moved the cursor to item ``index``."""
+
+    def selected(self, index: int) -> None:
+        """Enter (or a click) on item ``index``."""
+
+    def _scroll_cursor_visible(self) -> None:
+        height = self.scrollable_content_region.height
+        if self._cursor is None or height <= 0:
+            return
+        line = self._item_lines[self._cursor]
+        top = round(self.scroll_y)
+        if line < top:
+            self.scroll_to(y=line, animate=False, immediate=True)
+        elif line >= top + height:
+            self.scroll_to(y=line - height + 1, animate=False, immediate=True)
+
+    def on_resize(self) -> None:
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(self._lines)))
+        self._scroll_cursor_visible()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # --- keys ------------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self._cursor - 1 if self._cursor is not None else 0)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self._cursor + 1 if self._cursor is not None else 0)
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(len(self._item_lines) - 1)
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor((self._cursor or 0) - self._page())
+
+    def action_page_down(self) -> None:
+        self.move_cursor((self._cursor or 0) + self._page())
+
+    def action_select(self) -> None:
+        if self._cursor is not None:
+            self.selected(self._cursor)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        line = round(self.scroll_y) + offset.y
+        if line in self._item_lines:
+            index = self._item_lines.index(line)
+            self.move_cursor(index)
+            self.selected(index)
+
+    # --- drawing ---------------------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        base = self.rich_style
+        get = self.get_component_rich_style
+        cursor = get("line-list--cursor")
+        # a muted part takes only the colour: on the cursor's line, the cursor's background
+        muted = Style(color=get("line-list--muted").color)
+        italic, bold = Style(italic=True), Style(bold=True)
+        parts = {"": Style(), "muted": muted, "bold": bold, "italic": italic}
+        parts["muted-italic"] = muted + italic
+        self._styles = {name: base + style for name, style in parts.items()}
+        self._styles |= {f"{name}-cursor": cursor + style for name, style in parts.items()}
+        separator = get("line-list--separator")
+        self._styles |= {"separator": separator, "separator-cursor": separator}
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        styles = self._styles
+        line = round(self.scroll_y) + y
+        if line >= len(self._lines):
+            return Strip.blank(width, self.rich_style)
+        at = ""
+        if self._cursor is not None and self._item_lines[self._cursor] == line:
+            at = "-cursor"
+        segments = [Segment(text, styles[style + at]) for text, style in self._lines[line]]
+        return Strip(segments).adjust_cell_length(width, styles[at or ""])
+
+
 @dataclass(frozen=True, slots=True)
 class TopicItem:
     view: View
@@ -62,10 +220,8 @@ class TopicItem:
     unread: int
 
 
-class TopicList(OptionList):
+class TopicList(LineList):
     """Topics, with a Bookmarks and a Search pseudo-topic when they apply."""
-
-    BINDINGS = bindings(NAVIGATION)
 
     @dataclass
     class Chosen(Message):
@@ -75,13 +231,14 @@ class TopicList(OptionList):
         opened: bool = False
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._items: dict[str, TopicItem] = {}
+        super().__init__(**kwargs)
+        self._items: list[TopicItem] = []
+        self._keys: dict[str, int] = {}
         self._shown: tuple[list[TopicItem], View | None] | None = None
         self._built_width = 0
 
     def show(self, items: list[TopicItem], current: View | None) -> None:
-        """Rebuild the options, keeping the highlight on ``current``."""
+        """Rebuild the lines, keeping the cursor on ``current``."""
         self._shown = (items, current)
         width = self._built_width = self._width()
         # the counts line up in two right-aligned columns, as wide as the widest number
@@ -89,24 +246,26 @@ class TopicList(OptionList):
             max((len(str(i.size)) for i in items), default=1),
             max((len(str(i.unread)) for i in items if i.unread), default=0),
         )
-        options: list[Option | None] = []
+        lines: list[ListLine] = []
+        item_lines: list[int] = []
         pseudo = [i for i in items if i.view.kind != "topic"]
         for item in items:
-            options.append(Option(self._prompt(item, width, columns), id=item.view.key))
+            item_lines.append(len(lines))
+            lines.append(self._prompt(item, width, columns))
             if pseudo and item is pseudo[-1]:
-                options.append(None)
-        self._items = {item.view.key: item for item in items}
-        self.set_options(options)
-        if current is not None and current.key in self._items:
-            self.highlighted = self.get_option_index(current.key)
-        elif self.option_count:
-            self.highlighted = 0
+                lines.append([("─" * width, "separator")])
+        self._items = items
+        self._keys = {item.view.key: i for i, item in enumerate(items)}
+        cursor = self._keys.get(current.key) if current is not None else None
+        if cursor is None and items:
+            cursor = 0
+        self.set_lines(lines, item_lines, cursor)
 
     def _width(self) -> int:
         width = self.scrollable_content_region.width
         if not width:  # not laid out yet: what the CSS will give (30%, 22 to 40, less
-            # the border, OptionList's padding and the scrollbar's gutter), so the first
-            # frame is built right and not again once laid out
+            # the border, the padding and the scrollbar's gutter), so the first frame is
+            # built right and not again once laid out
             width = max(22, min(40, self.app.size.width * 3 // 10)) - 5
         return width
 
@@ -115,9 +274,10 @@ class TopicList(OptionList):
             current = self.item()
             items, _ = self._shown
             self.show(items, current.view if current is not None else None)
+        super().on_resize()
 
     @staticmethod
-    def _prompt(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -> Content:
+    def _prompt(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -> ListLine:
         """One line: the name cut to fit, then the size and the unread count, each
         right-aligned in its column (``columns``: their widths in digits)."""
         size_w, unread_w = columns
@@ -130,37 +290,32 @@ class TopicList(OptionList):
             unread = " " * (unread_w + 2)
         room = max(4, width - 1 - cell_len(counts + unread))
         name = _pad(item.name, room)
-        return Content.assemble(
-            " ",
+        return [
+            (" ", ""),
             (name, "italic" if item.view.kind != "topic" else ""),
-            (counts, "$text-muted"),
-            (unread, "b"),
-        )
+            (counts, "muted"),
+            (unread, "bold"),
+        ]
 
     def item(self, index: int | None = None) -> TopicItem | None:
         index = self.highlighted if index is None else index
-        if index is None or not self.option_count:
+        if index is None or not 0 <= index < len(self._items):
             return None
-        option_id = self.get_option_at_index(index).id
-        return self._items.get(option_id or "")
+        return self._items[index]
 
     def select_view(self, view: View) -> None:
-        if view.key in self._items:
-            self.highlighted = self.get_option_index(view.key)
+        """Put the cursor on ``view`` without a Chosen: the screen shows the view itself."""
+        index = self._keys.get(view.key)
+        if index is not None and index != self._cursor:
+            self._cursor = index
+            self._scroll_cursor_visible()
+            self.refresh()
 
-    @on(OptionList.OptionHighlighted)
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        event.stop()
-        item = self.item(event.option_index)
-        if item is not None:
-            self.post_message(self.Chosen(item.view))
+    def cursor_moved(self, index: int) -> None:
+        self.post_message(self.Chosen(self._items[index].view))
 
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        item = self.item(event.option_index)
-        if item is not None:
-            self.post_message(self.Chosen(item.view, opened=True))
+    def selected(self, index: int) -> None:
+        self.post_message(self.Chosen(self._items[index].view, opened=True))
 
 
 # --- entries ---------------------------------------------------------------------------
@@ -347,10 +502,9 @@ class EntryList(ScrollView, can_focus=True):
 # --- detail ----------------------------------------------------------------------------
 
 
-class SimilarList(OptionList):
-    """Entries similar to the one shown; Enter jumps to one."""
-
-    BINDINGS = bindings(NAVIGATION)
+class SimilarList(LineList):
+    """Entries similar to the one shown; Enter jumps to one. Its height is fixed in CSS:
+    new entries repaint it without a layout of the screen."""
 
     @dataclass
     class Jump(Message):
@@ -358,34 +512,50 @@ class SimilarList(OptionList):
 
     detail: reactive[Detail | None] = reactive(None, always_update=True)
 
-    def watch_detail(self, detail: Detail | None) -> None:
-        """Its height is fixed in CSS: new options repaint it without a layout."""
-        similar = detail.similar if detail is not None else []
-        if similar:
-            self.set_options(
-                Option(
-                    Content.assemble(
-                        row.title,
-                        (
-                            "  " + " ".join(filter(None, (row.source, row.date or ""))),
-                            "$text-muted",
-                        ),
-                    ),
-                    id=row.id,
-                )
-                for row, _score in similar
-            )
-            self.highlighted = 0
-        else:
-            self.set_options(
-                [Option(Content.styled("No similar entries.", "$text-muted italic"), disabled=True)]
-            )
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._rows: list[Row] = []
+        self._built_width = 0
 
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id:
-            self.post_message(self.Jump(event.option.id))
+    def watch_detail(self, detail: Detail | None) -> None:
+        self._rows = [row for row, _score in detail.similar] if detail is not None else []
+        self._build(self.scrollable_content_region.width)
+
+    def _build(self, width: int) -> None:
+        self._built_width = width
+        if self._rows:
+            self.set_lines(self._lines_at(width), list(range(len(self._rows))), 0)
+        else:
+            self.set_lines([[(" No similar entries.", "muted-italic")]], [], None)
+
+    def _lines_at(self, width: int) -> list[ListLine]:
+        """One line an entry, padded one cell on each side: the title, then its source
+        and date muted, cut with an ellipsis where the pane ends."""
+        room = max(1, width - 2)
+        lines: list[ListLine] = []
+        for row in self._rows:
+            meta = "  " + " ".join(filter(None, (row.source, row.date or "")))
+            title_w = cell_len(row.title)
+            if title_w + cell_len(meta) <= room:
+                parts = [(row.title, ""), (meta, "muted")]
+            elif title_w < room - 1:
+                parts = [(row.title, ""), (_pad(meta, room - title_w), "muted")]
+            else:
+                parts = [(_pad(row.title, room), "")]
+            lines.append([(" ", ""), *parts, (" ", "")])
+        return lines
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        width = self.scrollable_content_region.width
+        if width != self._built_width:  # built before the layout, or the pane resized
+            self._built_width = width
+            if self._rows:
+                self._lines = self._lines_at(width)
+        return super().render_lines(crop)
+
+    def selected(self, index: int) -> None:
+        if 0 <= index < len(self._rows):
+            self.post_message(self.Jump(self._rows[index].id))
 
 
 class DetailPane(ScrollView, can_focus=True):
