@@ -114,9 +114,7 @@ class MainScreen(Screen[None]):
         similar.data_bind(MainScreen.detail)
         self._fit(self.app.size.width, self.app.size.height)  # before the first layout
         self._version = self.store.external_changes()
-        self.reload()
-        # the first frame shows the first entry in full, not "No entry selected" then it
-        self.load_detail(self.entry_list.current_id)
+        self.reload()  # the first frame shows the first entry in full (_rows_ready)
         if self.cluster and not self.topics:
             empty = not self.store.count_entries()
             self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
@@ -278,8 +276,14 @@ class MainScreen(Screen[None]):
         entries.border_title = self._view_title(view, len(rows))
         entries.border_subtitle = "unread only (u shows all)" if self.unread_only else ""
         entries.show_rows(rows, keep)
-        if not rows:
+        # the entry under the cursor is loaded here, in the same turn of the event loop as
+        # the rows, not on the list's Highlighted message: the rows and their first entry
+        # then reach the terminal in one frame, not two
+        current = entries.current_id
+        if current is None:
             self.detail = None
+        elif self.detail is None or self.detail.entry.id != current:
+            self.load_detail(current)
         self._prefetch_neighbours(view)
 
     def _view_title(self, view: View, n: int) -> str:
@@ -430,7 +434,7 @@ class MainScreen(Screen[None]):
         if entry_id != self.entry_list.current_id:
             return  # sent before the rows or the cursor changed again: a newer one follows
         if entry_id is not None and self.detail is not None and self.detail.entry.id == entry_id:
-            return  # shown already (on_mount shows the first entry before the first frame)
+            return  # shown already (_rows_ready loads the entry under the cursor)
         self.load_detail(entry_id)
 
     @on(EntryList.Opened)

@@ -378,8 +378,13 @@ class EntryList(ScrollView, can_focus=True):
         return max(0, min(value, len(self.rows) - 1))
 
     def watch_cursor(self, old: int, new: int) -> None:
+        top = round(self.scroll_y)
         self._scroll_cursor_visible()
-        self.refresh()
+        if round(self.scroll_y) == top and old != new:
+            self.refresh_line(old)  # only the two lines that changed
+            self.refresh_line(new)
+        elif old != new or round(self.scroll_y) != top:
+            self.refresh()
         self.post_message(self.Highlighted(self.current_id))
 
     @property
