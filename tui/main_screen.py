@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -84,12 +84,13 @@ class MainScreen(Screen[None]):
     # --- layout ----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="body"):
-            yield TopicList(id="topics")
-            with Vertical(id="right"):
-                yield EntryList(id="entries")
-                yield DetailPane(id="detail")
-                yield SimilarList(id="similar")
+        # no containers: the topics dock on the left and the right-hand panes stack in
+        # the screen's own vertical layout (two fewer widgets to style, lay out and
+        # composite on every frame)
+        yield TopicList(id="topics")
+        yield EntryList(id="entries")
+        yield DetailPane(id="detail")
+        yield SimilarList(id="similar")
         yield Footer(compact=True)
 
     @property
@@ -373,6 +374,7 @@ class MainScreen(Screen[None]):
             self._progress_box = Vertical(self._stage, self._bar, id="progress")
             self.mount(self._progress_box, before=0)
         self._progress_box.display = True
+        self.add_class("-progress")
         stage = STAGES.get(stage, stage)
         self._stage.update(stage)
         if fraction > 0:
@@ -393,6 +395,7 @@ class MainScreen(Screen[None]):
             self.preparing = False
             for progress in self.query("#progress"):
                 progress.display = False
+            self.remove_class("-progress")
             _settle_gc()  # the clustering's modules stay loaded: out of the collector's way
             self._version = self.store.external_changes()
             self.reload()
