@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -212,8 +211,7 @@ class LineList(ScrollView, can_focus=True):
         return Strip(segments).adjust_cell_length(width, styles[at or ""])
 
 
-@dataclass(frozen=True, slots=True)
-class TopicItem:
+class TopicItem(NamedTuple):
     view: View
     name: str
     size: int
@@ -223,12 +221,13 @@ class TopicItem:
 class TopicList(LineList):
     """Topics, with a Bookmarks and a Search pseudo-topic when they apply."""
 
-    @dataclass
     class Chosen(Message):
         """The highlighted topic changed (``opened``: Enter was pressed on it)."""
 
-        view: View
-        opened: bool = False
+        def __init__(self, view: View, opened: bool = False) -> None:
+            super().__init__()
+            self.view = view
+            self.opened = opened
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -340,13 +339,19 @@ class EntryList(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=True)
     empty_text: reactive[str] = reactive("Nothing here.")
 
-    @dataclass
     class Highlighted(Message):
-        entry_id: str | None
+        """The cursor is on entry ``entry_id`` (None: the list is empty)."""
 
-    @dataclass
+        def __init__(self, entry_id: str | None) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
     class Opened(Message):
-        entry_id: str
+        """Enter on entry ``entry_id``."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -511,9 +516,12 @@ class SimilarList(LineList):
     """Entries similar to the one shown; Enter jumps to one. Its height is fixed in CSS:
     new entries repaint it without a layout of the screen."""
 
-    @dataclass
     class Jump(Message):
-        entry_id: str
+        """Enter on the similar entry ``entry_id``."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
 
     detail: reactive[Detail | None] = reactive(None, always_update=True)
 
