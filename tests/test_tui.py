@@ -647,20 +647,32 @@ def test_first_frame_is_built_once_at_its_final_width(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ):
     """The topic list's lines are built for the width the pane gets, before the first
-    layout (not rebuilt once laid out), and the first entry is loaded once."""
+    layout (not rebuilt once laid out), and the first entry is loaded once and wrapped
+    once, at the detail pane's width."""
+    from topiclens.tui import widgets
     from topiclens.tui.widgets import TopicList
 
     shows: list[int] = []
     loads: list[str | None] = []
+    wraps: list[tuple[str, int]] = []
     show, load = TopicList.show, MainScreen.load_detail
     monkeypatch.setattr(TopicList, "show", lambda self, *a: shows.append(1) or show(self, *a))
     monkeypatch.setattr(MainScreen, "load_detail", lambda self, e: loads.append(e) or load(self, e))
+    render = widgets.render_paragraphs
+    monkeypatch.setattr(
+        widgets,
+        "render_paragraphs",
+        lambda p, width: wraps.append((p[0][2], width)) or render(p, width),
+    )
 
     async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         topics = s.topic_list
         assert topics._built_width == topics.scrollable_content_region.width
         assert shows == [1]
         assert loads == [s.entry_list.rows[0].id]
+        title = s.detail.entry.title
+        width = s.detail_pane.scrollable_content_region.width
+        assert [w for t, w in wraps if t == title] == [width]  # wrapped once, laid out
         assert s.detail is not None and s.detail.entry.id == s.entry_list.rows[0].id
 
     run(reader_store, check, size=size)

@@ -622,15 +622,25 @@ class DetailPane(ScrollView, can_focus=True):
         """What the pane shows, as plain text (for tests and screen readers)."""
         return "\n".join("".join(t for t, _ in line) for line in self._lines)
 
+    def _width(self) -> int:
+        width = self.scrollable_content_region.width
+        if not width:  # not laid out yet: what the CSS will give (the screen less the
+            # topic list, then the border, the padding and the scrollbar's gutter), so
+            # the first entry is wrapped once, at the width it is drawn at
+            screen = self.app.size.width
+            width = screen - max(22, min(40, screen * 3 // 10)) - 5
+        return max(4, width)
+
     def _wrap(self) -> None:
-        width = self.scrollable_content_region.width or 60
+        width = self._width()
         self._lines = render_paragraphs(self._paragraphs, width)
         self._width_drawn = width
         set_virtual_size(self, Size(width, len(self._lines)))
 
     def on_resize(self) -> None:
-        self._wrap()
-        self.refresh()
+        if self._width() != self._width_drawn:
+            self._wrap()
+            self.refresh()
 
     def watch_detail(self, detail: Detail | None) -> None:
         self._paragraphs = (
