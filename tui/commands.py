@@ -13,7 +13,7 @@ from textual.binding import Binding
 
 
 class Command(NamedTuple):
-    """One command of the reader (a NamedTuple, not a dataclass: see model.Row)."""
+    """One command of the reader (a NamedTuple, not a dataclass: see model.View)."""
 
     id: str
     keys: str

@@ -201,7 +201,7 @@ class MainScreen(Screen[None]):
             raw = store.entry_rows([b.entry_id for b in reversed(store.bookmarks())])
         else:
             raw = store.entry_rows(store.search(view.query))
-        return list(map(Row._make, raw))
+        return raw
 
     def show_view(self, view: View, keep: str | None = None, *, wait: bool = False) -> None:
         """Show ``view`` in the entry list: at once when ``wait`` or when its rows are
@@ -267,7 +267,7 @@ class MainScreen(Screen[None]):
             self._search_count = len(rows)
             self.show_topics(view)
         if self.unread_only:
-            rows = [r for r in rows if r.id not in self.read or r.id == keep]
+            rows = [r for r in rows if r[0] not in self.read or r[0] == keep]
         entries = self.entry_list
         entries.empty_text = {
             "topic": "No unread entries in this topic." if self.unread_only else "Empty topic.",
@@ -310,7 +310,7 @@ class MainScreen(Screen[None]):
             topic_id, score, terms = assignment
             topic = next((t for t in self.topics if t.id == topic_id), None)
         similar = store.similar(entry_id)
-        rows = {r[0]: Row(*r) for r in store.entry_rows([s for s, _ in similar])}
+        rows = {r[0]: r for r in store.entry_rows([s for s, _ in similar])}
         self.detail = Detail(
             entry=entry,
             topic=topic,
@@ -452,7 +452,7 @@ class MainScreen(Screen[None]):
 
     def jump_to_entry(self, entry_id: str) -> None:
         entries = self.entry_list
-        index = next((i for i, r in enumerate(entries.rows) if r.id == entry_id), None)
+        index = next((i for i, r in enumerate(entries.rows) if r[0] == entry_id), None)
         if index is not None:
             entries.cursor = index
         else:

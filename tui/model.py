@@ -6,18 +6,18 @@ from typing import Literal, NamedTuple
 
 from topiclens.store.models import Bookmark, Entry, Topic
 
-
-class Row(NamedTuple):
-    """One line of the entry list. The reader's value types are NamedTuples or plain
-    classes, not dataclasses: a frozen dataclass costs ~1 ms to create at import (its
-    methods are generated and compiled), a NamedTuple a fifth of that (valgrind)."""
-
-    id: str
-    title: str
-    source: str
-    date: str | None
+# One line of the entry list: (id, title, source, date), a plain tuple as SQLite returns
+# it. Not a NamedTuple: the cyclic garbage collector stops tracking a plain tuple of
+# strings, never a tuple subclass, and the rows of the last 16 topics (tens of thousands)
+# made every full collection walk them: ~30 ms, in one topic switch in fifteen at 100,000
+# entries (bench/bench_reader.py with gc.callbacks), which set the switches' 95th
+# percentile.
+Row = tuple[str, str, str, str | None]
 
 
+# The reader's value types are NamedTuples or plain classes, not dataclasses: a frozen
+# dataclass costs ~1 ms to create at import (its methods are generated and compiled), a
+# NamedTuple a fifth of that (valgrind).
 class View(NamedTuple):
     """What the entry list shows: a topic, the bookmarks or search results."""
 
@@ -33,7 +33,7 @@ class View(NamedTuple):
 
 
 class Detail:
-    """Everything the detail pane shows about one entry (a plain class: see Row)."""
+    """Everything the detail pane shows about one entry (a plain class: see View)."""
 
     __slots__ = ("bookmark", "entry", "read", "score", "similar", "terms", "topic")
 

@@ -363,7 +363,7 @@ class EntryList(ScrollView, can_focus=True):
         self.rows = rows
         index = 0
         if keep is not None:
-            index = next((i for i, r in enumerate(rows) if r.id == keep), 0)
+            index = next((i for i, r in enumerate(rows) if r[0] == keep), 0)
         set_virtual_size(self, Size(self.scrollable_content_region.width, len(rows)))
         self.scroll_to(
             y=max(0, index - self.scrollable_content_region.height // 2),
@@ -396,7 +396,7 @@ class EntryList(ScrollView, can_focus=True):
     def current_id(self) -> str | None:
         if not self.rows:
             return None
-        return self.rows[self.cursor].id
+        return self.rows[self.cursor][0]
 
     def _scroll_cursor_visible(self) -> None:
         height = self.scrollable_content_region.height
@@ -486,24 +486,24 @@ class EntryList(ScrollView, can_focus=True):
             return Strip.blank(width, styles["read"])
         if index >= len(rows):
             return Strip.blank(width, styles["read"])
-        row = rows[index]
-        unread = row.id not in self.read
+        row_id, title, source, date = rows[index]
+        unread = row_id not in self.read
         at = "-cursor" if index == self.cursor else ""
         style = styles[("unread" if unread else "read") + at]
         meta, mark = styles["meta" + at], styles["mark" + at]
         marks = (UNREAD_MARK if unread else " ") + (
-            BOOKMARK_MARK if row.id in self.bookmarks else " "
+            BOOKMARK_MARK if row_id in self.bookmarks else " "
         )
         date_w = 10 if width >= 40 else 0
         source_w = min(18, max(0, (width - 40) // 3)) if width >= 60 else 0
         title_w = max(
             0, width - 3 - (source_w + 2 if source_w else 0) - (date_w + 1 if date_w else 0)
         )
-        segments = [Segment(marks + " ", mark), Segment(_pad(row.title, title_w), style)]
+        segments = [Segment(marks + " ", mark), Segment(_pad(title, title_w), style)]
         if source_w:
-            segments.append(Segment("  " + _pad(row.source, source_w), meta))
+            segments.append(Segment("  " + _pad(source, source_w), meta))
         if date_w:
-            segments.append(Segment(" " + _pad(row.date or "", date_w), meta))
+            segments.append(Segment(" " + _pad(date or "", date_w), meta))
         # every part was padded to its cells: give the length rather than measure it
         used = 3 + title_w + (source_w + 2 if source_w else 0) + (date_w + 1 if date_w else 0)
         return Strip(segments, used).adjust_cell_length(width, style)
@@ -546,15 +546,15 @@ class SimilarList(LineList):
         and date muted, cut with an ellipsis where the pane ends."""
         room = max(1, width - 2)
         lines: list[ListLine] = []
-        for row in self._rows:
-            meta = "  " + " ".join(filter(None, (row.source, row.date or "")))
-            title_w = cell_len(row.title)
+        for _id, title, source, date in self._rows:
+            meta = "  " + " ".join(filter(None, (source, date or "")))
+            title_w = cell_len(title)
             if title_w + cell_len(meta) <= room:
-                parts = [(row.title, ""), (meta, "muted")]
+                parts = [(title, ""), (meta, "muted")]
             elif title_w < room - 1:
-                parts = [(row.title, ""), (_pad(meta, room - title_w), "muted")]
+                parts = [(title, ""), (_pad(meta, room - title_w), "muted")]
             else:
-                parts = [(_pad(row.title, room), "")]
+                parts = [(_pad(title, room), "")]
             lines.append([(" ", ""), *parts, (" ", "")])
         return lines
 
@@ -568,7 +568,7 @@ class SimilarList(LineList):
 
     def selected(self, index: int) -> None:
         if 0 <= index < len(self._rows):
-            self.post_message(self.Jump(self._rows[index].id))
+            self.post_message(self.Jump(self._rows[index][0]))
 
 
 class DetailPane(ScrollView, can_focus=True):
