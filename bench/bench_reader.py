@@ -129,7 +129,7 @@ async def run(store_dir: Path, moves: int) -> None:
                 return lambda: (
                     screen.entry_list.cursor == index
                     and screen.detail is not None
-                    and screen.detail.entry.id == rows[index].id
+                    and screen.detail.entry.id == rows[index][0]
                 )
 
             # topic switches: down through every topic and back up (the focus starts there)
