@@ -203,7 +203,7 @@ class LineList(ScrollView, can_focus=True):
         styles = self._styles
         line = round(self.scroll_y) + y
         if line >= len(self._lines):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, styles[""])
         at = ""
         if self._cursor is not None and self._item_lines[self._cursor] == line:
             at = "-cursor"
