@@ -176,6 +176,21 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
     run(reader_store, scenario)
 
 
+def test_footer_shows_the_keys_and_a_click_presses_one(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        from topiclens.tui.widgets import KeyFooter
+
+        footer = s.query_one(KeyFooter)
+        text = "".join(seg.text for seg in footer.render_line(0))
+        assert text.startswith("b Bookmark B Bookmarks / Search o Overview")
+        assert text.rstrip().endswith("▏^p palette") and len(text) == SIZE[0]
+        await pilot.click(KeyFooter, offset=(text.index("? Help") + 2, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+    run(reader_store, scenario)
+
+
 def test_similar_entry_is_selectable(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("l", "j", "j")

@@ -13,13 +13,12 @@ from textual.containers import Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState, get_current_worker
 from topiclens.store import Store, Topic
 
 from .commands import MAIN, bindings
 from .model import Detail, Row, View
-from .widgets import DetailPane, EntryList, SimilarList, TopicList, topic_items
+from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 # What the clustering's progress stages mean to someone waiting for their topics.
 STAGES = {
@@ -91,7 +90,7 @@ class MainScreen(Screen[None]):
         yield EntryList(id="entries")
         yield DetailPane(id="detail")
         yield SimilarList(id="similar")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def topic_list(self) -> TopicList:
@@ -136,7 +135,7 @@ class MainScreen(Screen[None]):
 
     def _fit(self, width: int, height: int) -> None:
         # at 80 columns every footer key fits only without the palette hint (ctrl+p still works)
-        self.query_one(Footer).show_command_palette = width >= 100
+        self.query_one(KeyFooter).show_command_palette = width >= 100
         self.set_class(height < 30, "-short")
 
     # --- loading ---------------------------------------------------------------------
