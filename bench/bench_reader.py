@@ -119,7 +119,7 @@ async def run(store_dir: Path, moves: int) -> None:
                     screen.view is not None
                     and screen.view.topic_id == tid
                     and bool(screen.entry_list.rows)
-                    and screen.entry_list.rows[0].id == first_ids[tid]
+                    and screen.entry_list.rows[0][0] == first_ids[tid]
                     and screen.detail is not None
                     and screen.detail.entry.id == first_ids[tid]
                 )
@@ -129,7 +129,7 @@ async def run(store_dir: Path, moves: int) -> None:
                 return lambda: (
                     screen.entry_list.cursor == index
                     and screen.detail is not None
-                    and screen.detail.entry.id == rows[index].id
+                    and screen.detail.entry.id == rows[index][0]
                 )
 
             # topic switches: down through every topic and back up (the focus starts there)

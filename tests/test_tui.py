@@ -74,7 +74,7 @@ def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
             first = topics[0]
             rows = store.topic_rows(first.id)
         assert s.view == View("topic", first.id)
-        assert [r.id for r in s.entry_list.rows] == [r[0] for r in rows]
+        assert [r[0] for r in s.entry_list.rows] == [r[0] for r in rows]
         assert s.detail is not None and s.detail.entry.id == rows[0][0]
         assert s.detail.topic is not None and s.detail.topic.id == first.id
         assert app.focused is s.topic_list
@@ -94,7 +94,7 @@ def test_move_within_panes_and_between_them(reader_store: Path):
         await pilot.press("j")
         await settle(pilot)
         assert s.view == View("topic", topics[1].id)
-        assert s.entry_list.rows[0].id == s.detail.entry.id
+        assert s.entry_list.rows[0][0] == s.detail.entry.id
         await pilot.press("k")
         await settle(pilot)
         assert s.view == View("topic", topics[0].id)
@@ -103,7 +103,7 @@ def test_move_within_panes_and_between_them(reader_store: Path):
         assert app.focused is s.entry_list
         await pilot.press("j", "j", "down")
         assert s.entry_list.cursor == 3
-        assert s.detail.entry.id == s.entry_list.rows[3].id
+        assert s.detail.entry.id == s.entry_list.rows[3][0]
         await pilot.press("k", "up")
         assert s.entry_list.cursor == 1
         await pilot.press("G")
@@ -144,7 +144,7 @@ def test_next_and_previous_entry_from_any_pane(reader_store: Path):
         assert app.focused is s.detail_pane
         await pilot.press("p")
         assert s.entry_list.cursor == 1
-        assert s.detail.entry.id == s.entry_list.rows[1].id
+        assert s.detail.entry.id == s.entry_list.rows[1][0]
 
     run(reader_store, scenario)
 
@@ -156,7 +156,7 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
         assert app.focused is s.entry_list
         assert s.view == View("topic", s.topics[1].id)
         await pilot.press("j", "enter")
-        entry_id = s.entry_list.rows[1].id
+        entry_id = s.entry_list.rows[1][0]
         assert app.focused is s.detail_pane
         assert s.detail.entry.id == entry_id and s.detail.read
         with Store(reader_store) as store:
@@ -176,12 +176,27 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
     run(reader_store, scenario)
 
 
+def test_footer_shows_the_keys_and_a_click_presses_one(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        from topiclens.tui.widgets import KeyFooter
+
+        footer = s.query_one(KeyFooter)
+        text = "".join(seg.text for seg in footer.render_line(0))
+        assert text.startswith("b Bookmark B Bookmarks / Search o Overview")
+        assert text.rstrip().endswith("▏^p palette") and len(text) == SIZE[0]
+        await pilot.click(KeyFooter, offset=(text.index("? Help") + 2, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+    run(reader_store, scenario)
+
+
 def test_similar_entry_is_selectable(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("l", "j", "j")
         similar = s.detail.similar
         assert similar, "the fixture gives every entry similar ones"
-        target = similar[0][0].id
+        target = similar[0][0][0]
         s.query_one("#similar").focus()
         await pilot.press("enter")
         await settle(pilot)
@@ -197,7 +212,7 @@ def test_similar_entry_is_selectable(reader_store: Path):
 def test_bookmark_is_written_at_once_and_listed(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("l", "b")
-        first = s.entry_list.rows[0].id
+        first = s.entry_list.rows[0][0]
         # another connection sees it right away: it was committed, not kept in memory
         with Store(reader_store) as other:
             assert other.bookmark_ids() == {first}
@@ -206,11 +221,11 @@ def test_bookmark_is_written_at_once_and_listed(reader_store: Path):
         await pilot.press("h", "G", "enter")  # the last topic
         await settle(pilot)
         await pilot.press("b")
-        last = s.entry_list.rows[0].id
+        last = s.entry_list.rows[0][0]
         await pilot.press("B")
         await settle(pilot)
         assert s.view == View("bookmarks")
-        assert [r.id for r in s.entry_list.rows] == [last, first]  # newest bookmark first
+        assert [r[0] for r in s.entry_list.rows] == [last, first]  # newest bookmark first
         assert s.topic_list.item(0).name == "Bookmarks"
         await pilot.press("j", "b")  # remove the first one again
         with Store(reader_store) as other:
@@ -224,7 +239,7 @@ def test_note_edits_the_bookmark_note(reader_store: Path):
         await pilot.press("l", "j", "N")
         await pilot.pause()
         assert isinstance(app.screen, NoteScreen)
-        entry_id = s.entry_list.rows[1].id
+        entry_id = s.entry_list.rows[1][0]
         await pilot.press(*"read later", "enter")
         await pilot.pause()
         assert app.screen is s
@@ -246,14 +261,14 @@ def test_note_edits_the_bookmark_note(reader_store: Path):
 def test_read_toggle_and_unread_only(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("l", "r")
-        first = s.entry_list.rows[0].id
+        first = s.entry_list.rows[0][0]
         with Store(reader_store) as store:
             assert store.read_ids() == {first}
         assert first in s.entry_list.read
         total = len(s.entry_list.rows)
         await pilot.press("j", "u")
         assert s.unread_only
-        assert first not in [r.id for r in s.entry_list.rows]
+        assert first not in [r[0] for r in s.entry_list.rows]
         assert len(s.entry_list.rows) == total - 1
         await pilot.press("u")
         assert len(s.entry_list.rows) == total
@@ -278,7 +293,7 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
             expected = store.search("投机解码")
         assert expected
         assert s.view == View("search", query="投机解码")
-        assert [r.id for r in s.entry_list.rows] == expected
+        assert [r[0] for r in s.entry_list.rows] == expected
         assert s.topic_list.item(0).name == "Search: 投机解码"
         assert app.focused is s.entry_list
 
@@ -287,7 +302,7 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         app.screen.query_one("#search-input").value = ""
         await pilot.press(*"speculative", "enter")
         await settle(pilot)
-        titles = [r.title for r in s.entry_list.rows]
+        titles = [r[1] for r in s.entry_list.rows]
         assert "The Economics of Speculative Decoding" in titles
 
         await pilot.press("slash")
@@ -381,7 +396,7 @@ def test_export_writes_then_asks_before_overwriting(
         assert app.screen is s
         written = out / path.value
         data = json.loads(written.read_bytes())
-        assert s.entry_list.rows[0].id in json.dumps(data)
+        assert s.entry_list.rows[0][0] in json.dumps(data)
 
         await pilot.press("e")
         await pilot.pause()
@@ -430,13 +445,13 @@ def test_changes_made_elsewhere_are_picked_up(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         with Store(reader_store) as other:
             other.rename_topic(s.topics[0].id, "Renamed elsewhere")
-            other.toggle_bookmark(s.entry_list.rows[0].id)
+            other.toggle_bookmark(s.entry_list.rows[0][0])
         for _ in range(50):
             await pilot.pause(0.05)
             if s.topics[0].name == "Renamed elsewhere":
                 break
         assert s.topics[0].name == "Renamed elsewhere"
-        assert s.entry_list.rows[0].id in s.entry_list.bookmarks
+        assert s.entry_list.rows[0][0] in s.entry_list.bookmarks
         assert s.topic_list.item(0).name == "Bookmarks"
 
     run(reader_store, scenario, poll_interval=0.1)
@@ -465,7 +480,7 @@ def test_keymap_file_remaps_bindings(reader_store: Path, tmp_path: Path):
         await pilot.press("b")
         await pilot.press("x")
         with Store(reader_store) as store:
-            assert store.bookmark_ids() == {s.entry_list.rows[1].id}
+            assert store.bookmark_ids() == {s.entry_list.rows[1][0]}
         assert app.keymap_problems == [f"{keymap}: unknown binding id 'no-such'"]
 
     run(reader_store, scenario, keymap=keymap)
@@ -480,7 +495,7 @@ def test_bad_keymap_file_keeps_default_keys(reader_store: Path, tmp_path: Path):
         assert str(keymap) in app.keymap_problems[0] and "line 1" in app.keymap_problems[0]
         await pilot.press("l", "b")
         with Store(reader_store) as store:
-            assert store.bookmark_ids() == {s.entry_list.rows[0].id}
+            assert store.bookmark_ids() == {s.entry_list.rows[0][0]}
 
     run(reader_store, scenario, keymap=keymap)
 
@@ -520,7 +535,7 @@ def test_cjk_rows_line_up(reader_store: Path):
             assert sum(cell_len(seg.text) for seg in strip) == width
         # the date column starts at the same cell on every row
         texts = ["".join(seg.text for seg in entries.render_line(y)) for y in range(8)]
-        dates = [s.entry_list.rows[y].date for y in range(8)]
+        dates = [s.entry_list.rows[y][3] for y in range(8)]
         cols = {cell_len(t[: t.rindex(d)]) for t, d in zip(texts, dates, strict=True)}
         assert len(cols) == 1
 
@@ -647,23 +662,57 @@ def test_first_frame_is_built_once_at_its_final_width(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ):
     """The topic list's lines are built for the width the pane gets, before the first
-    layout (not rebuilt once laid out), and the first entry is loaded once."""
+    layout (not rebuilt once laid out), and the first entry is loaded once and wrapped
+    once, at the detail pane's width."""
+    from topiclens.tui import widgets
     from topiclens.tui.widgets import TopicList
 
     shows: list[int] = []
     loads: list[str | None] = []
+    wraps: list[tuple[str, int]] = []
     show, load = TopicList.show, MainScreen.load_detail
     monkeypatch.setattr(TopicList, "show", lambda self, *a: shows.append(1) or show(self, *a))
     monkeypatch.setattr(MainScreen, "load_detail", lambda self, e: loads.append(e) or load(self, e))
+    render = widgets.render_paragraphs
+    monkeypatch.setattr(
+        widgets,
+        "render_paragraphs",
+        lambda p, width: wraps.append((p[0][2], width)) or render(p, width),
+    )
 
     async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         topics = s.topic_list
         assert topics._built_width == topics.scrollable_content_region.width
         assert shows == [1]
-        assert loads == [s.entry_list.rows[0].id]
-        assert s.detail is not None and s.detail.entry.id == s.entry_list.rows[0].id
+        assert loads == [s.entry_list.rows[0][0]]
+        title = s.detail.entry.title
+        width = s.detail_pane.scrollable_content_region.width
+        assert [w for t, w in wraps if t == title] == [width]  # wrapped once, laid out
+        assert s.detail is not None and s.detail.entry.id == s.entry_list.rows[0][0]
 
     run(reader_store, check, size=size)
+
+
+def test_no_garbage_collection_before_the_first_frame(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The cyclic garbage collector is off while the first frame is built and back on
+    once it is shown (and the process's own setting is left as it was)."""
+    import gc
+
+    during: list[bool] = []
+    mount = MainScreen.on_mount
+    monkeypatch.setattr(
+        MainScreen, "on_mount", lambda self: during.append(gc.isenabled()) or mount(self)
+    )
+
+    async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert app._dom_ready and gc.isenabled()
+
+    assert gc.isenabled()
+    run(reader_store, check)
+    assert during == [False]
+    assert gc.isenabled()
 
 
 def test_later_start_groups_new_entries_after_the_first_frame(
@@ -825,11 +874,11 @@ def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path)
         # offsets count from the widget's corner, border included: row 1 is the first entry
         await pilot.click("#entries", offset=(10, 4))
         assert s.entry_list.cursor == 3
-        assert s.detail.entry.id == s.entry_list.rows[3].id
+        assert s.detail.entry.id == s.entry_list.rows[3][0]
         await pilot.click("#entries", offset=(10, 4), times=2)
         assert app.focused is s.detail_pane
         with Store(reader_store) as store:
-            assert store.read_ids() == {s.entry_list.rows[3].id}
+            assert store.read_ids() == {s.entry_list.rows[3][0]}
 
     run(reader_store, scenario)
 

@@ -7,13 +7,14 @@ on the help screen and the entry in the command palette.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from textual.binding import Binding
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(NamedTuple):
+    """One command of the reader (a NamedTuple, not a dataclass: see model.View)."""
+
     id: str
     keys: str
     label: str

@@ -9,17 +9,16 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState, get_current_worker
 from topiclens.store import Store, Topic
 
 from .commands import MAIN, bindings
 from .model import Detail, Row, View
-from .widgets import DetailPane, EntryList, SimilarList, TopicList, topic_items
+from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 # What the clustering's progress stages mean to someone waiting for their topics.
 STAGES = {
@@ -84,13 +83,14 @@ class MainScreen(Screen[None]):
     # --- layout ----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="body"):
-            yield TopicList(id="topics")
-            with Vertical(id="right"):
-                yield EntryList(id="entries")
-                yield DetailPane(id="detail")
-                yield SimilarList(id="similar")
-        yield Footer(compact=True)
+        # no containers: the topics dock on the left and the right-hand panes stack in
+        # the screen's own vertical layout (two fewer widgets to style, lay out and
+        # composite on every frame)
+        yield TopicList(id="topics")
+        yield EntryList(id="entries")
+        yield DetailPane(id="detail")
+        yield SimilarList(id="similar")
+        yield KeyFooter()
 
     @property
     def topic_list(self) -> TopicList:
@@ -114,9 +114,7 @@ class MainScreen(Screen[None]):
         similar.data_bind(MainScreen.detail)
         self._fit(self.app.size.width, self.app.size.height)  # before the first layout
         self._version = self.store.external_changes()
-        self.reload()
-        # the first frame shows the first entry in full, not "No entry selected" then it
-        self.load_detail(self.entry_list.current_id)
+        self.reload()  # the first frame shows the first entry in full (_rows_ready)
         if self.cluster and not self.topics:
             empty = not self.store.count_entries()
             self._progress("Importing the bundled corpus" if empty else "Grouping entries", 0)
@@ -137,7 +135,7 @@ class MainScreen(Screen[None]):
 
     def _fit(self, width: int, height: int) -> None:
         # at 80 columns every footer key fits only without the palette hint (ctrl+p still works)
-        self.query_one(Footer).show_command_palette = width >= 100
+        self.query_one(KeyFooter).show_command_palette = width >= 100
         self.set_class(height < 30, "-short")
 
     # --- loading ---------------------------------------------------------------------
@@ -202,7 +200,7 @@ class MainScreen(Screen[None]):
             raw = store.entry_rows([b.entry_id for b in reversed(store.bookmarks())])
         else:
             raw = store.entry_rows(store.search(view.query))
-        return list(map(Row._make, raw))
+        return raw
 
     def show_view(self, view: View, keep: str | None = None, *, wait: bool = False) -> None:
         """Show ``view`` in the entry list: at once when ``wait`` or when its rows are
@@ -268,7 +266,7 @@ class MainScreen(Screen[None]):
             self._search_count = len(rows)
             self.show_topics(view)
         if self.unread_only:
-            rows = [r for r in rows if r.id not in self.read or r.id == keep]
+            rows = [r for r in rows if r[0] not in self.read or r[0] == keep]
         entries = self.entry_list
         entries.empty_text = {
             "topic": "No unread entries in this topic." if self.unread_only else "Empty topic.",
@@ -278,8 +276,14 @@ class MainScreen(Screen[None]):
         entries.border_title = self._view_title(view, len(rows))
         entries.border_subtitle = "unread only (u shows all)" if self.unread_only else ""
         entries.show_rows(rows, keep)
-        if not rows:
+        # the entry under the cursor is loaded here, in the same turn of the event loop as
+        # the rows, not on the list's Highlighted message: the rows and their first entry
+        # then reach the terminal in one frame, not two
+        current = entries.current_id
+        if current is None:
             self.detail = None
+        elif self.detail is None or self.detail.entry.id != current:
+            self.load_detail(current)
         self._prefetch_neighbours(view)
 
     def _view_title(self, view: View, n: int) -> str:
@@ -305,7 +309,7 @@ class MainScreen(Screen[None]):
             topic_id, score, terms = assignment
             topic = next((t for t in self.topics if t.id == topic_id), None)
         similar = store.similar(entry_id)
-        rows = {r[0]: Row(*r) for r in store.entry_rows([s for s, _ in similar])}
+        rows = {r[0]: r for r in store.entry_rows([s for s, _ in similar])}
         self.detail = Detail(
             entry=entry,
             topic=topic,
@@ -369,6 +373,7 @@ class MainScreen(Screen[None]):
             self._progress_box = Vertical(self._stage, self._bar, id="progress")
             self.mount(self._progress_box, before=0)
         self._progress_box.display = True
+        self.add_class("-progress")
         stage = STAGES.get(stage, stage)
         self._stage.update(stage)
         if fraction > 0:
@@ -389,6 +394,7 @@ class MainScreen(Screen[None]):
             self.preparing = False
             for progress in self.query("#progress"):
                 progress.display = False
+            self.remove_class("-progress")
             _settle_gc()  # the clustering's modules stay loaded: out of the collector's way
             self._version = self.store.external_changes()
             self.reload()
@@ -430,7 +436,7 @@ class MainScreen(Screen[None]):
         if entry_id != self.entry_list.current_id:
             return  # sent before the rows or the cursor changed again: a newer one follows
         if entry_id is not None and self.detail is not None and self.detail.entry.id == entry_id:
-            return  # shown already (on_mount shows the first entry before the first frame)
+            return  # shown already (_rows_ready loads the entry under the cursor)
         self.load_detail(entry_id)
 
     @on(EntryList.Opened)
@@ -445,7 +451,7 @@ class MainScreen(Screen[None]):
 
     def jump_to_entry(self, entry_id: str) -> None:
         entries = self.entry_list
-        index = next((i for i, r in enumerate(entries.rows) if r.id == entry_id), None)
+        index = next((i for i, r in enumerate(entries.rows) if r[0] == entry_id), None)
         if index is not None:
             entries.cursor = index
         else:

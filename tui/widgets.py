@@ -1,24 +1,22 @@
-"""The three panes: topics (an OptionList), entries (Line API, fast at any size), detail."""
+"""The panes: topics, entries, the entry and similar entries, each drawn line by line
+(Textual's Line API), so a frame costs what the lines on screen cost."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual import events, on
+from textual import events
 from textual.binding import BindingType
-from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.widget import Widget
 from topiclens.store.models import Topic
 
 from .commands import FIRST, LAST, NAVIGATION, bindings
@@ -54,34 +52,193 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
 # --- topics ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class TopicItem:
+# A line of a list: (text, style name) parts, already cut and padded to the list's width.
+# Style names: "" plain, "muted", "bold", "italic", "muted-italic", "separator".
+ListLine = list[tuple[str, str]]
+
+
+class LineList(ScrollView, can_focus=True):
+    """A short list with a cursor, drawn line by line (Line API) from lines built once.
+
+    The topic list and the similar entries were ``OptionList``s: every option became a
+    ``Content`` measured, wrapped and rendered to strips, ~7 ms for the topic list's first
+    frame and again for each new set of similar entries. Here a line is a few segments
+    built once at the pane's width, and a cursor move repaints the two lines it touches.
+    Items are the lines with a cursor stop; a separator line is not an item."""
+
+    BINDINGS = bindings(NAVIGATION)
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "line-list--cursor",
+        "line-list--muted",
+        "line-list--separator",
+    }
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._lines: list[ListLine] = []
+        self._item_lines: list[int] = []  # item index -> line number
+        self._cursor: int | None = None
+        self._styles: dict[str, Style] = {}
+
+    @property
+    def option_count(self) -> int:
+        """How many items (lines with a cursor stop) the list has."""
+        return len(self._item_lines)
+
+    @property
+    def highlighted(self) -> int | None:
+        """The item under the cursor (None when the list has none)."""
+        return self._cursor
+
+    def set_lines(self, lines: list[ListLine], items: list[int], cursor: int | None) -> None:
+        """Show ``lines``; ``items`` are the line numbers of the items, in order."""
+        self._lines = lines
+        self._item_lines = items
+        self._cursor = cursor if cursor is not None and 0 <= cursor < len(items) else None
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(lines)))
+        self._scroll_cursor_visible()
+        self.refresh()
+
+    def move_cursor(self, index: int) -> None:
+        """Put the cursor on item ``index`` (kept in range) and tell :meth:`cursor_moved`."""
+        if not self._item_lines:
+            return
+        index = max(0, min(index, len(self._item_lines) - 1))
+        old = self._cursor
+        if index == old:
+            return
+        self._cursor = index
+        top = round(self.scroll_y)
+        self._scroll_cursor_visible()
+        if round(self.scroll_y) == top and old is not None:
+            self.refresh_line(self._item_lines[old])  # only the two lines that changed
+            self.refresh_line(self._item_lines[index])
+        else:
+            self.refresh()
+        self.cursor_moved(index)
+
+    def cursor_moved(self, index: int) -> None:
+        """The user moved the cursor to item ``index``."""
+
+    def selected(self, index: int) -> None:
+        """Enter (or a click) on item ``index``."""
+
+    def _scroll_cursor_visible(self) -> None:
+        height = self.scrollable_content_region.height
+        if self._cursor is None or height <= 0:
+            return
+        line = self._item_lines[self._cursor]
+        top = round(self.scroll_y)
+        if line < top:
+            self.scroll_to(y=line, animate=False, immediate=True)
+        elif line >= top + height:
+            self.scroll_to(y=line - height + 1, animate=False, immediate=True)
+
+    def on_resize(self) -> None:
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(self._lines)))
+        self._scroll_cursor_visible()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # --- keys ------------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self._cursor - 1 if self._cursor is not None else 0)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self._cursor + 1 if self._cursor is not None else 0)
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(len(self._item_lines) - 1)
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor((self._cursor or 0) - self._page())
+
+    def action_page_down(self) -> None:
+        self.move_cursor((self._cursor or 0) + self._page())
+
+    def action_select(self) -> None:
+        if self._cursor is not None:
+            self.selected(self._cursor)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        line = round(self.scroll_y) + offset.y
+        if line in self._item_lines:
+            index = self._item_lines.index(line)
+            self.move_cursor(index)
+            self.selected(index)
+
+    # --- drawing ---------------------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        base = self.rich_style
+        get = self.get_component_rich_style
+        cursor = get("line-list--cursor")
+        # a muted part takes only the colour: on the cursor's line, the cursor's background
+        muted = Style(color=get("line-list--muted").color)
+        italic, bold = Style(italic=True), Style(bold=True)
+        parts = {"": Style(), "muted": muted, "bold": bold, "italic": italic}
+        parts["muted-italic"] = muted + italic
+        self._styles = {name: base + style for name, style in parts.items()}
+        self._styles |= {f"{name}-cursor": cursor + style for name, style in parts.items()}
+        separator = get("line-list--separator")
+        self._styles |= {"separator": separator, "separator-cursor": separator}
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        styles = self._styles
+        line = round(self.scroll_y) + y
+        if line >= len(self._lines):
+            return Strip.blank(width, styles[""])
+        at = ""
+        if self._cursor is not None and self._item_lines[self._cursor] == line:
+            at = "-cursor"
+        segments = [Segment(text, styles[style + at]) for text, style in self._lines[line]]
+        return Strip(segments).adjust_cell_length(width, styles[at or ""])
+
+
+class TopicItem(NamedTuple):
     view: View
     name: str
     size: int
     unread: int
 
 
-class TopicList(OptionList):
+class TopicList(LineList):
     """Topics, with a Bookmarks and a Search pseudo-topic when they apply."""
 
-    BINDINGS = bindings(NAVIGATION)
-
-    @dataclass
     class Chosen(Message):
         """The highlighted topic changed (``opened``: Enter was pressed on it)."""
 
-        view: View
-        opened: bool = False
+        def __init__(self, view: View, opened: bool = False) -> None:
+            super().__init__()
+            self.view = view
+            self.opened = opened
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._items: dict[str, TopicItem] = {}
+        super().__init__(**kwargs)
+        self._items: list[TopicItem] = []
+        self._keys: dict[str, int] = {}
         self._shown: tuple[list[TopicItem], View | None] | None = None
         self._built_width = 0
 
     def show(self, items: list[TopicItem], current: View | None) -> None:
-        """Rebuild the options, keeping the highlight on ``current``."""
+        """Rebuild the lines, keeping the cursor on ``current``."""
         self._shown = (items, current)
         width = self._built_width = self._width()
         # the counts line up in two right-aligned columns, as wide as the widest number
@@ -89,24 +246,26 @@ class TopicList(OptionList):
             max((len(str(i.size)) for i in items), default=1),
             max((len(str(i.unread)) for i in items if i.unread), default=0),
         )
-        options: list[Option | None] = []
+        lines: list[ListLine] = []
+        item_lines: list[int] = []
         pseudo = [i for i in items if i.view.kind != "topic"]
         for item in items:
-            options.append(Option(self._prompt(item, width, columns), id=item.view.key))
+            item_lines.append(len(lines))
+            lines.append(self._prompt(item, width, columns))
             if pseudo and item is pseudo[-1]:
-                options.append(None)
-        self._items = {item.view.key: item for item in items}
-        self.set_options(options)
-        if current is not None and current.key in self._items:
-            self.highlighted = self.get_option_index(current.key)
-        elif self.option_count:
-            self.highlighted = 0
+                lines.append([("─" * width, "separator")])
+        self._items = items
+        self._keys = {item.view.key: i for i, item in enumerate(items)}
+        cursor = self._keys.get(current.key) if current is not None else None
+        if cursor is None and items:
+            cursor = 0
+        self.set_lines(lines, item_lines, cursor)
 
     def _width(self) -> int:
         width = self.scrollable_content_region.width
         if not width:  # not laid out yet: what the CSS will give (30%, 22 to 40, less
-            # the border, OptionList's padding and the scrollbar's gutter), so the first
-            # frame is built right and not again once laid out
+            # the border, the padding and the scrollbar's gutter), so the first frame is
+            # built right and not again once laid out
             width = max(22, min(40, self.app.size.width * 3 // 10)) - 5
         return width
 
@@ -115,9 +274,10 @@ class TopicList(OptionList):
             current = self.item()
             items, _ = self._shown
             self.show(items, current.view if current is not None else None)
+        super().on_resize()
 
     @staticmethod
-    def _prompt(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -> Content:
+    def _prompt(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -> ListLine:
         """One line: the name cut to fit, then the size and the unread count, each
         right-aligned in its column (``columns``: their widths in digits)."""
         size_w, unread_w = columns
@@ -130,37 +290,127 @@ class TopicList(OptionList):
             unread = " " * (unread_w + 2)
         room = max(4, width - 1 - cell_len(counts + unread))
         name = _pad(item.name, room)
-        return Content.assemble(
-            " ",
+        return [
+            (" ", ""),
             (name, "italic" if item.view.kind != "topic" else ""),
-            (counts, "$text-muted"),
-            (unread, "b"),
-        )
+            (counts, "muted"),
+            (unread, "bold"),
+        ]
 
     def item(self, index: int | None = None) -> TopicItem | None:
         index = self.highlighted if index is None else index
-        if index is None or not self.option_count:
+        if index is None or not 0 <= index < len(self._items):
             return None
-        option_id = self.get_option_at_index(index).id
-        return self._items.get(option_id or "")
+        return self._items[index]
 
     def select_view(self, view: View) -> None:
-        if view.key in self._items:
-            self.highlighted = self.get_option_index(view.key)
+        """Put the cursor on ``view`` without a Chosen: the screen shows the view itself."""
+        index = self._keys.get(view.key)
+        if index is not None and index != self._cursor:
+            self._cursor = index
+            self._scroll_cursor_visible()
+            self.refresh()
 
-    @on(OptionList.OptionHighlighted)
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        event.stop()
-        item = self.item(event.option_index)
-        if item is not None:
-            self.post_message(self.Chosen(item.view))
+    def cursor_moved(self, index: int) -> None:
+        self.post_message(self.Chosen(self._items[index].view))
 
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        item = self.item(event.option_index)
-        if item is not None:
-            self.post_message(self.Chosen(item.view, opened=True))
+    def selected(self, index: int) -> None:
+        self.post_message(self.Chosen(self._items[index].view, opened=True))
+
+
+# --- footer ----------------------------------------------------------------------------
+
+
+class KeyFooter(Widget):
+    """The keys of the screen's bindings that are shown in the footer, one line drawn in
+    one go. Textual's ``Footer`` composes a widget per key once the first frame is on the
+    terminal (so that frame had an empty footer) and parses two widgets' CSS before it;
+    this one is a single widget whose first frame already shows every key. Clicking a key
+    presses it, as with ``Footer``."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "key-footer--key",
+        "key-footer--description",
+        "key-footer--separator",
+    }
+
+    show_command_palette: reactive[bool] = reactive(True)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._spans: list[tuple[int, int, str]] = []  # (first cell, end cell, key)
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, _screen: object) -> None:
+        self.refresh()
+
+    def _keys(self) -> tuple[list[tuple[str, str, str, bool]], tuple[str, str, str] | None]:
+        """(key, key as shown, description, enabled) per action shown in the footer, in
+        binding order, and the command palette's key when it is shown."""
+        app = self.app
+        bindings = self.screen.active_bindings
+        keys: list[tuple[str, str, str, bool]] = []
+        actions: set[str] = set()
+        for _node, binding, enabled, _tooltip in bindings.values():
+            if binding.show and binding.action not in actions:
+                actions.add(binding.action)
+                keys.append(
+                    (binding.key, app.get_key_display(binding), binding.description, enabled)
+                )
+        palette = None
+        if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
+            active = bindings.get(app.COMMAND_PALETTE_BINDING)
+            if active is not None:
+                binding = active.binding
+                palette = (binding.key, app.get_key_display(binding), binding.description)
+        return keys, palette
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = Style(bgcolor=self.rich_style.bgcolor)  # between the keys: background only
+        get = self.get_component_rich_style
+        key_style, text_style = get("key-footer--key"), get("key-footer--description")
+        dim = Style(dim=True)
+        keys, palette = self._keys()
+        segments: list[Segment] = []
+        spans: list[tuple[int, int, str]] = []
+        x = 0
+        for key, shown, description, enabled in keys:
+            if x:
+                segments.append(Segment(" ", base))
+                x += 1
+            label = f" {description}" if description else ""
+            k, t = (key_style, text_style) if enabled else (key_style + dim, text_style + dim)
+            segments += [Segment(shown, k), Segment(label, t)]
+            end = x + cell_len(shown) + cell_len(label)
+            spans.append((x, end, key))
+            x = end
+        if palette is not None:
+            key, shown, description = palette
+            right = [
+                Segment("▏", get("key-footer--separator")),
+                Segment(shown, key_style),
+                Segment(f" {description}", text_style),
+                Segment(" ", base),
+            ]
+            right_w = sum(cell_len(seg.text) for seg in right)
+            if x + right_w <= width:
+                segments.append(Segment(" " * (width - x - right_w), base))
+                spans.append((width - right_w + 1, width - 1, key))
+                segments += right
+        self._spans = spans
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, key in self._spans:
+            if start <= event.x < end:
+                self.app.simulate_key(key)
+                return
 
 
 # --- entries ---------------------------------------------------------------------------
@@ -185,13 +435,19 @@ class EntryList(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=True)
     empty_text: reactive[str] = reactive("Nothing here.")
 
-    @dataclass
     class Highlighted(Message):
-        entry_id: str | None
+        """The cursor is on entry ``entry_id`` (None: the list is empty)."""
 
-    @dataclass
+        def __init__(self, entry_id: str | None) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
     class Opened(Message):
-        entry_id: str
+        """Enter on entry ``entry_id``."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -203,7 +459,7 @@ class EntryList(ScrollView, can_focus=True):
         self.rows = rows
         index = 0
         if keep is not None:
-            index = next((i for i, r in enumerate(rows) if r.id == keep), 0)
+            index = next((i for i, r in enumerate(rows) if r[0] == keep), 0)
         set_virtual_size(self, Size(self.scrollable_content_region.width, len(rows)))
         self.scroll_to(
             y=max(0, index - self.scrollable_content_region.height // 2),
@@ -223,15 +479,20 @@ class EntryList(ScrollView, can_focus=True):
         return max(0, min(value, len(self.rows) - 1))
 
     def watch_cursor(self, old: int, new: int) -> None:
+        top = round(self.scroll_y)
         self._scroll_cursor_visible()
-        self.refresh()
+        if round(self.scroll_y) == top and old != new:
+            self.refresh_line(old)  # only the two lines that changed
+            self.refresh_line(new)
+        elif old != new or round(self.scroll_y) != top:
+            self.refresh()
         self.post_message(self.Highlighted(self.current_id))
 
     @property
     def current_id(self) -> str | None:
         if not self.rows:
             return None
-        return self.rows[self.cursor].id
+        return self.rows[self.cursor][0]
 
     def _scroll_cursor_visible(self) -> None:
         height = self.scrollable_content_region.height
@@ -321,24 +582,24 @@ class EntryList(ScrollView, can_focus=True):
             return Strip.blank(width, styles["read"])
         if index >= len(rows):
             return Strip.blank(width, styles["read"])
-        row = rows[index]
-        unread = row.id not in self.read
+        row_id, title, source, date = rows[index]
+        unread = row_id not in self.read
         at = "-cursor" if index == self.cursor else ""
         style = styles[("unread" if unread else "read") + at]
         meta, mark = styles["meta" + at], styles["mark" + at]
         marks = (UNREAD_MARK if unread else " ") + (
-            BOOKMARK_MARK if row.id in self.bookmarks else " "
+            BOOKMARK_MARK if row_id in self.bookmarks else " "
         )
         date_w = 10 if width >= 40 else 0
         source_w = min(18, max(0, (width - 40) // 3)) if width >= 60 else 0
         title_w = max(
             0, width - 3 - (source_w + 2 if source_w else 0) - (date_w + 1 if date_w else 0)
         )
-        segments = [Segment(marks + " ", mark), Segment(_pad(row.title, title_w), style)]
+        segments = [Segment(marks + " ", mark), Segment(_pad(title, title_w), style)]
         if source_w:
-            segments.append(Segment("  " + _pad(row.source, source_w), meta))
+            segments.append(Segment("  " + _pad(source, source_w), meta))
         if date_w:
-            segments.append(Segment(" " + _pad(row.date or "", date_w), meta))
+            segments.append(Segment(" " + _pad(date or "", date_w), meta))
         # every part was padded to its cells: give the length rather than measure it
         used = 3 + title_w + (source_w + 2 if source_w else 0) + (date_w + 1 if date_w else 0)
         return Strip(segments, used).adjust_cell_length(width, style)
@@ -347,45 +608,63 @@ class EntryList(ScrollView, can_focus=True):
 # --- detail ----------------------------------------------------------------------------
 
 
-class SimilarList(OptionList):
-    """Entries similar to the one shown; Enter jumps to one."""
+class SimilarList(LineList):
+    """Entries similar to the one shown; Enter jumps to one. Its height is fixed in CSS:
+    new entries repaint it without a layout of the screen."""
 
-    BINDINGS = bindings(NAVIGATION)
-
-    @dataclass
     class Jump(Message):
-        entry_id: str
+        """Enter on the similar entry ``entry_id``."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
 
     detail: reactive[Detail | None] = reactive(None, always_update=True)
 
-    def watch_detail(self, detail: Detail | None) -> None:
-        """Its height is fixed in CSS: new options repaint it without a layout."""
-        similar = detail.similar if detail is not None else []
-        if similar:
-            self.set_options(
-                Option(
-                    Content.assemble(
-                        row.title,
-                        (
-                            "  " + " ".join(filter(None, (row.source, row.date or ""))),
-                            "$text-muted",
-                        ),
-                    ),
-                    id=row.id,
-                )
-                for row, _score in similar
-            )
-            self.highlighted = 0
-        else:
-            self.set_options(
-                [Option(Content.styled("No similar entries.", "$text-muted italic"), disabled=True)]
-            )
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._rows: list[Row] = []
+        self._built_width = 0
 
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id:
-            self.post_message(self.Jump(event.option.id))
+    def watch_detail(self, detail: Detail | None) -> None:
+        self._rows = [row for row, _score in detail.similar] if detail is not None else []
+        self._build(self.scrollable_content_region.width)
+
+    def _build(self, width: int) -> None:
+        self._built_width = width
+        if self._rows:
+            self.set_lines(self._lines_at(width), list(range(len(self._rows))), 0)
+        else:
+            self.set_lines([[(" No similar entries.", "muted-italic")]], [], None)
+
+    def _lines_at(self, width: int) -> list[ListLine]:
+        """One line an entry, padded one cell on each side: the title, then its source
+        and date muted, cut with an ellipsis where the pane ends."""
+        room = max(1, width - 2)
+        lines: list[ListLine] = []
+        for _id, title, source, date in self._rows:
+            meta = "  " + " ".join(filter(None, (source, date or "")))
+            title_w = cell_len(title)
+            if title_w + cell_len(meta) <= room:
+                parts = [(title, ""), (meta, "muted")]
+            elif title_w < room - 1:
+                parts = [(title, ""), (_pad(meta, room - title_w), "muted")]
+            else:
+                parts = [(_pad(title, room), "")]
+            lines.append([(" ", ""), *parts, (" ", "")])
+        return lines
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        width = self.scrollable_content_region.width
+        if width != self._built_width:  # built before the layout, or the pane resized
+            self._built_width = width
+            if self._rows:
+                self._lines = self._lines_at(width)
+        return super().render_lines(crop)
+
+    def selected(self, index: int) -> None:
+        if 0 <= index < len(self._rows):
+            self.post_message(self.Jump(self._rows[index][0]))
 
 
 class DetailPane(ScrollView, can_focus=True):
@@ -439,15 +718,25 @@ class DetailPane(ScrollView, can_focus=True):
         """What the pane shows, as plain text (for tests and screen readers)."""
         return "\n".join("".join(t for t, _ in line) for line in self._lines)
 
+    def _width(self) -> int:
+        width = self.scrollable_content_region.width
+        if not width:  # not laid out yet: what the CSS will give (the screen less the
+            # topic list, then the border, the padding and the scrollbar's gutter), so
+            # the first entry is wrapped once, at the width it is drawn at
+            screen = self.app.size.width
+            width = screen - max(22, min(40, screen * 3 // 10)) - 5
+        return max(4, width)
+
     def _wrap(self) -> None:
-        width = self.scrollable_content_region.width or 60
+        width = self._width()
         self._lines = render_paragraphs(self._paragraphs, width)
         self._width_drawn = width
         set_virtual_size(self, Size(width, len(self._lines)))
 
     def on_resize(self) -> None:
-        self._wrap()
-        self.refresh()
+        if self._width() != self._width_drawn:
+            self._wrap()
+            self.refresh()
 
     def watch_detail(self, detail: Detail | None) -> None:
         self._paragraphs = (
