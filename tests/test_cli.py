@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import orjson
-from conftest import DIGEST, LISTING, ROOT
-
 import topiclens
+from conftest import DIGEST, LISTING, ROOT
 
 
 def test_import_twice_reports_new_then_known(cli):
