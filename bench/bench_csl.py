@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"bench_csl: {report.rejected} lines rejected\n")
         items = store.entry_texts()
         t0 = time.perf_counter()
-        docs, _ = entry_tokens(store, items)
+        docs, _ = entry_tokens(store, [eid for eid, _ in items])
         extra = None if args.no_bigrams else bigram_extras([text for _, text in items])
         t_tok = time.perf_counter() - t0
         # labels: read only now, to score

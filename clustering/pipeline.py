@@ -6,9 +6,9 @@
 - :func:`assign_new` puts freshly imported entries into their nearest topic at once.
 - :func:`ensure_topics` is the first start: bundled corpus, then topics.
 
-Tokens are cached in the store per entry, keyed by a hash of the entry's text and the
-tokenizer version: each entry is tokenized once, ever (until its text or the tokenizer
-changes).
+Tokens are cached in the store per entry, keyed by the entry's id (a hash of its title,
+summary and comment) and the tokenizer version: each entry is tokenized once, ever (until
+the tokenizer changes).
 """
 
 from __future__ import annotations
@@ -106,34 +106,39 @@ def _extra_counts(extra: Sequence[Sequence[str]]) -> tuple[Any, list[str]]:
 
 def entry_token_ids(
     store: Store,
-    items: Sequence[tuple[str, str]],
+    ids: Sequence[str],
     progress: Callable[[float], None] | None = None,
 ) -> tuple[TokenIds, int]:
-    """Token ids for (entry id, text) pairs, from the cache where it is current; the
-    rest are tokenized (on every core when many) and cached. Returns (token ids, how
-    many entries were tokenized now)."""
+    """Token ids of the entries ``ids``, from the cache where it holds them for this
+    tokenizer version; the rest are tokenized (on every core when many) and cached.
+    Returns (token ids, how many entries were tokenized now).
+
+    An entry's id is a hash of its title, summary and comment, so an id names one text
+    forever: the cache needs no other check, and entries whose tokens are cached are
+    never read (a re-cluster of 100,000 cached entries reads no text)."""
     import numpy as np
 
     from .tokenize import decode, iter_tokenize, tokenizer_version
 
     version = tokenizer_version()
-    blobs: list[bytes | None] = [None] * len(items)
-    hashes = [content_hash(text) for _, text in items]
-    position = {eid: i for i, (eid, _) in enumerate(items)}
-    for eid, digest, blob in store.iter_cached_tokens(version):
+    blobs: list[bytes | None] = [None] * len(ids)
+    position = {eid: i for i, eid in enumerate(ids)}
+    for eid, _, blob in store.iter_cached_tokens(version):
         i = position.get(eid)
-        if i is not None and digest == hashes[i]:
+        if i is not None:
             blobs[i] = blob
     missing = [i for i, b in enumerate(blobs) if b is None]
+    texts = dict(store.entry_texts([ids[i] for i in missing])) if missing else {}
+    missing = [i for i in missing if ids[i] in texts]  # an id not stored has no tokens
     batch: list[tuple[int, list[str]]] = []
 
     def flush() -> None:
-        rows = [(items[i][0], hashes[i], version, toks) for i, toks in batch]
+        rows = [(ids[i], content_hash(texts[ids[i]]), version, toks) for i, toks in batch]
         for (i, _), blob in zip(batch, store.put_tokens(rows), strict=True):
             blobs[i] = blob
         batch.clear()
 
-    fresh = iter_tokenize([items[i][1] for i in missing], progress=progress)
+    fresh = iter_tokenize([texts[ids[i]] for i in missing], progress=progress)
     for i, blob in zip(missing, fresh, strict=True):
         batch.append((i, decode(blob)))
         if len(batch) >= 5000:
@@ -143,17 +148,17 @@ def entry_token_ids(
     done = [b or b"" for b in blobs]
     indptr = np.zeros(len(done) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, done), dtype=np.int64, count=len(done)) // 4, out=indptr[1:])
-    ids = np.frombuffer(b"".join(done), dtype=np.uint32)
-    return TokenIds(ids, indptr, store.token_vocab()), len(missing)
+    ids_array = np.frombuffer(b"".join(done), dtype=np.uint32)
+    return TokenIds(ids_array, indptr, store.token_vocab()), len(missing)
 
 
 def entry_tokens(
     store: Store,
-    items: Sequence[tuple[str, str]],
+    ids: Sequence[str],
     progress: Callable[[float], None] | None = None,
 ) -> tuple[list[list[str]], int]:
     """:func:`entry_token_ids` as token lists."""
-    tids, tokenized = entry_token_ids(store, items, progress)
+    tids, tokenized = entry_token_ids(store, ids, progress)
     return tids.docs(), tokenized
 
 
@@ -266,7 +271,7 @@ def cluster_store(
     the terms tying each entry to its topic), similar entries and the fitted model."""
     from topiclens.store.models import Topic
 
-    from .model import fit_topics
+    from .model import SPECTRAL_MAX, fit_topics
     from .tokenize import default_tokenizer, tokenizer_version
 
     report = ClusterReport()
@@ -278,24 +283,30 @@ def cluster_store(
 
     anchors = load_anchors(anchors_path)
     say("tokenize", 0.0)
-    items = store.entry_texts()
-    report.entries = len(items)
-    if not items:
+    ids = store.entry_ids()
+    report.entries = len(ids)
+    if not ids:
         raise ValueError("the store has no entries to cluster; import some first")
     tids, report.tokenized = entry_token_ids(
-        store, items, progress=lambda f: say("tokenize", 0.5 * f)
+        store, ids, progress=lambda f: say("tokenize", 0.5 * f)
     )
-    report.cached = len(items) - report.tokenized
+    report.cached = len(ids) - report.tokenized
+    # feature-only bigrams, on corpora small enough for them (their texts are read here)
+    extra = (
+        bigram_extras([text for _, text in store.entry_texts(ids)])
+        if len(ids) <= SPECTRAL_MAX
+        else None
+    )
     report.seconds["tokenize"] = time.perf_counter() - t0
 
     # topics the user named must last: their entries seed them like anchors
-    position = {eid: i for i, (eid, _) in enumerate(items)}
+    position = {eid: i for i, eid in enumerate(ids)}
     named = [t.id for t in store.topics() if t.user_named]
     kept = [
         (tid, [position[e] for e in store.topic_entry_ids(tid) if e in position]) for tid in named
     ]
     fit = fit_topics(
-        tids.counts(bigram_extras([text for _, text in items])),
+        tids.counts(extra),
         k=k,
         anchors=anchors,
         random_state=random_state,
@@ -306,7 +317,6 @@ def cluster_store(
     )
     report.seconds.update(fit.stages)
     t1 = time.perf_counter()
-    ids = [eid for eid, _ in items]
     n_topics = len(fit.names)
     members: list[list[str]] = [[] for _ in range(n_topics)]
     for i, c in enumerate(fit.labels.tolist()):
@@ -441,7 +451,7 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
         return 0
     from .model import transform
 
-    docs, _ = entry_tokens(store, [(e.id, e.text()) for e in todo])
+    docs, _ = entry_tokens(store, [e.id for e in todo])
     if any(t.startswith(BIGRAM_MARK) for t in model.vocab[:1]):
         # the model was fitted with bigrams (they sort first in its vocabulary)
         bigrams = default_tokenizer().bigrams

@@ -543,11 +543,21 @@ class Store:
                 found[r[0]] = convert(r)
         return [found[i] for i in ids if i in found]
 
-    def entry_texts(self) -> list[tuple[str, str]]:
-        """(id, text) for every entry, in import order: what clustering reads. Only the
-        title, summary and comment: never source, category or other metadata."""
-        rows = self.query("SELECT id, title, summary, comment FROM entries ORDER BY rowid")
+    def entry_texts(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """(id, text) for every entry in import order, or for ``ids`` in that order: what
+        clustering reads. Only the title, summary and comment: never source, category or
+        other metadata."""
+        columns = "id, title, summary, comment"
+        rows = (
+            self.query(f"SELECT {columns} FROM entries ORDER BY rowid")
+            if ids is None
+            else self._rows_by_id(columns, ids, tuple)
+        )
         return [(r[0], "\n".join(p for p in r[1:] if p)) for r in rows]
+
+    def entry_ids(self) -> list[str]:
+        """Every entry's id, in import order (the order of :meth:`entry_texts`)."""
+        return [r[0] for r in self.query("SELECT id FROM entries ORDER BY rowid")]
 
     def search(self, query: str, limit: int | None = None) -> list[str]:
         """Ids of entries whose title, summary or comment contain every word of ``query``

@@ -72,8 +72,9 @@ def test_counts_from_ids_equal_counts_from_token_lists(tmp_path: Path):
         import_file(store, DIGEST)
         import_file(store, LISTING)
         items = store.entry_texts()
-        fresh, tokenized = entry_token_ids(store, items)
-        cached, again = entry_token_ids(store, items)
+        ids = [eid for eid, _ in items]
+        fresh, tokenized = entry_token_ids(store, ids)
+        cached, again = entry_token_ids(store, ids)
     assert tokenized == len(items) and again == 0
     tk = default_tokenizer()
     docs = [tk(text) for _, text in items]
