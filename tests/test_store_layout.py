@@ -21,11 +21,12 @@ from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-# a store of schema 5 made back into schema 4: similar entries in their own table
+# a store of schema 6 made back into schema 4: similar entries in their own table, no
+# topic lists
 SCHEMA_4 = (
     "CREATE TABLE similar (entry_id TEXT NOT NULL, other_id TEXT NOT NULL,"
     " rank INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (entry_id, rank));"
-    "ALTER TABLE topic_assignments DROP COLUMN similar;"
+    "ALTER TABLE topic_assignments DROP COLUMN similar; DROP TABLE topic_list;"
 )
 
 
@@ -125,3 +126,38 @@ def test_similar_entries_move_into_the_assignment_rows(tmp_path: Path):
         assert store.similar(ids[1]) == [(ids[0], 0.5)]
         assert store.similar(ids[2]) == []
         assert store.query("SELECT name FROM sqlite_master WHERE name = 'similar'") == []
+
+
+JOINED = (
+    "SELECT e.id, e.title, e.source, e.date FROM topic_assignments a "
+    "JOIN entries e ON e.id = a.entry_id WHERE a.topic_id = ? "
+    "ORDER BY e.date IS NULL, e.date DESC, e.rowid"
+)
+
+
+def test_topic_lists_follow_the_assignments(tmp_path: Path):
+    from topiclens.store import Topic
+
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        import_file(store, LISTING)  # undated entries: they go last
+        ids = [e.id for e in store.entries()]
+        half = len(ids) // 2
+        assignments = {i: (1 if n < half else 2, 0.5, []) for n, i in enumerate(ids)}
+        topics = [Topic(1, "One", [], half), Topic(2, "Two", [], len(ids) - half)]
+        store.replace_topics(topics, assignments)
+        for tid in (1, 2):
+            assert store.topic_rows(tid) == store.query(JOINED, (tid,))
+        assert any(r[3] is None for r in store.topic_rows(2))
+        moved = ids[0]  # from topic 1 to topic 2, as assign_new would
+        store.add_assignments({moved: (2, 0.9, [])})
+        assert moved not in [r[0] for r in store.topic_rows(1)]
+        assert moved in [r[0] for r in store.topic_rows(2)]
+        for tid in (1, 2):
+            assert store.topic_rows(tid) == store.query(JOINED, (tid,))
+    conn = sqlite3.connect(tmp_path / "topiclens.db")  # back to schema 5: no topic lists
+    conn.executescript("DROP TABLE topic_list; PRAGMA user_version = 5;")
+    conn.close()
+    with Store.open_dir(tmp_path) as store:  # the migration fills them
+        for tid in (1, 2):
+            assert store.topic_rows(tid) == store.query(JOINED, (tid,))
