@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable
@@ -158,10 +159,12 @@ async def run(store_dir: Path, moves: int) -> None:
     )
     print(f"key to frame, {TARGET_MS:.0f} ms target (load average {os.getloadavg()[0]:.1f}):")
     report("topic switch, first visit", switches)
-    report("topic switch, back up (16 cached)", revisits)
+    report("topic switch, back up (visited)", revisits)
     report("cursor move (j in entries)", down)
     report("page down", pages)
     report("bottom/top of the largest topic", ends)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory of this process (the reader and the bench): {peak:.0f} MB")
 
 
 def main() -> None:

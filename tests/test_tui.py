@@ -897,3 +897,29 @@ def test_every_binding_has_an_id_a_keymap_accepts():
         for binding in cls.BINDINGS:
             assert isinstance(binding, Binding) and binding.id, (cls, binding)
             assert binding.id in BY_ID or binding.id in SCREEN_BINDING_IDS, binding.id
+
+
+def test_visited_topics_stay_in_memory_up_to_a_row_budget(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from topiclens.tui import main_screen
+
+    with Store(reader_store) as store:
+        sizes = [t.size for t in store.topics()]
+    budget = sizes[0] + sizes[1]  # room for the two largest topics, not for three
+    monkeypatch.setattr(main_screen, "ROWS_CACHED", budget)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        for _ in range(len(s.topics) - 1):
+            await pilot.press("j")
+            await settle(pilot)
+        cached = s._rows_cache
+        assert sum(map(len, cached.values())) <= budget
+        assert next(reversed(cached)) == s.view  # the topic shown is the last dropped
+        assert View("topic", s.topics[0].id) not in cached  # the first visited is gone
+        # a cached topic is shown from memory, with the store's rows
+        back = next(iter(cached))
+        with Store(reader_store) as store:
+            assert cached[back] == store.topic_rows(back.topic_id)
+
+    run(reader_store, scenario)
