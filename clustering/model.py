@@ -196,6 +196,12 @@ def weigh(counts: Any, idf: Any) -> Any:
 
 def count_matrix(docs: Sequence[Sequence[str]], *, min_df: int = 1) -> tuple[Any, list[str]]:
     """Raw term counts (csr) over the terms found in at least ``min_df`` docs."""
+    return select_terms(*raw_counts(docs), min_df=min_df)
+
+
+def raw_counts(docs: Sequence[Sequence[str]]) -> tuple[Any, list[str]]:
+    """Each doc's token counts (csr, duplicates not yet summed) over every token, in the
+    order first seen, and those tokens."""
     from itertools import chain
 
     import numpy as np
@@ -210,8 +216,7 @@ def count_matrix(docs: Sequence[Sequence[str]], *, min_df: int = 1) -> tuple[Any
         map(index.__getitem__, chain.from_iterable(docs)), dtype=np.int32, count=int(indptr[-1])
     )
     data = np.ones(len(indices), dtype=np.float32)
-    m = sp.csr_matrix((data, indices, indptr), shape=(len(docs), len(index)))
-    return select_terms(m, list(index), min_df=min_df)
+    return sp.csr_matrix((data, indices, indptr), shape=(len(docs), len(index))), list(index)
 
 
 def select_terms(m: Any, terms: list[str], *, min_df: int = 1) -> tuple[Any, list[str]]:

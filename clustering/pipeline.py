@@ -73,7 +73,7 @@ class TokenIds:
         import numpy as np
         import scipy.sparse as sp
 
-        from .model import TokenCounts
+        from .model import TokenCounts, raw_counts
 
         n = len(self)
         m = sp.csr_matrix(
@@ -82,26 +82,8 @@ class TokenIds:
         )
         if extra is None:
             return TokenCounts(m, self.vocab)
-        more, more_vocab = _extra_counts(extra)
+        more, more_vocab = raw_counts(extra)
         return TokenCounts(sp.hstack([m, more], format="csr"), [*self.vocab, *more_vocab])
-
-
-def _extra_counts(extra: Sequence[Sequence[str]]) -> tuple[Any, list[str]]:
-    from itertools import chain
-
-    import numpy as np
-    import scipy.sparse as sp
-
-    index = {t: j for j, t in enumerate(dict.fromkeys(chain.from_iterable(extra)))}
-    indptr = np.zeros(len(extra) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, extra), dtype=np.int64, count=len(extra)), out=indptr[1:])
-    cols = np.fromiter(
-        map(index.__getitem__, chain.from_iterable(extra)), dtype=np.int32, count=int(indptr[-1])
-    )
-    m = sp.csr_matrix(
-        (np.ones(len(cols), dtype=np.float32), cols, indptr), shape=(len(extra), len(index))
-    )
-    return m, list(index)
 
 
 def entry_token_ids(
