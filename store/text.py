@@ -1,5 +1,6 @@
 """Text helpers shared by the parsers and the views: normalisation, ids, cell widths,
-language detection and display titles. Pure functions, no I/O."""
+language detection, display titles, and the one gate text passes on its way to a
+terminal. Pure functions, no I/O."""
 
 from __future__ import annotations
 
@@ -10,6 +11,46 @@ import unicodedata
 _WS = re.compile(r"\s+")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-_.+]*")
+
+
+# Characters a terminal acts on: C0 controls but tab and newline, DEL, and C1 controls
+# (ESC starts OSC 52 clipboard writes, window titles, screen clears).
+_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+# Bidi controls reorder what is shown around them: made visible, never obeyed.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Every other invisible format character (Unicode category Cf) and the line and paragraph
+# separators, except ZWJ and ZWNJ, which shape emoji and scripts and move nothing.
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u2028\u2029"
+    "\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)
+_UNSAFE = re.compile(f"[{_CONTROL}{_BIDI}{_FORMAT}]")
+_BIDI_CHARS = re.compile(f"[{_BIDI}]")
+_ANY_SPACE = re.compile(r"[\s\u2028\u2029]+")
+
+
+def _harmless(match: re.Match[str]) -> str:
+    ch = match.group()
+    return f"<U+{ord(ch):04X}>" if _BIDI_CHARS.match(ch) else ""
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as it may reach a terminal: controls dropped (newline and tab kept), bidi
+    controls shown as ``<U+202E>``, other invisible format characters dropped.
+
+    Every string from the data passes here on its way out (panes, toasts, CLI lines,
+    Markdown and CSV exports); the store keeps the text exactly as imported."""
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_harmless, text)
+
+
+def terminal_line(text: str) -> str:
+    """:func:`terminal_text` on one line: every run of white space (newlines, tabs, line
+    separators) becomes one space, so a name or title can never split a line."""
+    return terminal_text(_ANY_SPACE.sub(" ", text)).strip()
 
 
 def normalise(text: str) -> str:
