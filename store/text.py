@@ -9,7 +9,10 @@ import re
 import unicodedata
 
 _WS = re.compile(r"\s+")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# What counts as a Chinese character everywhere in topiclens (CJK unified ideographs,
+# extension A, compatibility ideographs); jieba's own narrower range stays in tokenize.py.
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{HAN}]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-_.+]*")
 
 
@@ -70,6 +73,14 @@ def entry_id(title: str, summary: str, comment: str = "") -> str:
     runs of white space do not change an id."""
     payload = "\x1f".join(normalise(part) for part in (title, summary, comment))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def is_han(text: str) -> bool:
+    """Whether every character of ``text`` is a Chinese character (see ``HAN``)."""
+    return bool(text) and _HAN_ONLY.fullmatch(text) is not None
+
+
+_HAN_ONLY = re.compile(f"[{HAN}]+")
 
 
 def char_cells(ch: str) -> int:
