@@ -251,8 +251,9 @@ def explain(exc: sqlite3.Error, path: Path) -> StoreError | None:
         name.startswith("SQLITE_IOERR") and _disk_nearly_full(folder)
     ):
         message = (
-            f"the disk holding it is full ({detail}). Nothing was half-written: the change "
-            f"was rolled back and what the store held is intact. Free some space on the disk "
+            f"the disk holding it is full ({detail}). Nothing was half-written: the write "
+            "that failed was undone, and what was saved before it (earlier files of an "
+            "import included) is kept and intact. Free some space on the disk "
             f"of {folder} (or pass --data-dir on another disk) and try again"
         )
     elif name.startswith("SQLITE_READONLY") or (
@@ -537,6 +538,7 @@ class Store:
             rejected=len(result.problems),
             problems=list(result.problems),
             new_ids=new,
+            notes=list(result.notes),
         )
 
     def count_entries(self) -> int:
@@ -875,10 +877,22 @@ class Store:
         self,
         assignments: dict[str, tuple[int, float, list[str]]],
         similar: dict[str, list[tuple[str, float]]] | None = None,
-    ) -> None:
+    ) -> list[str]:
         """Put entries into existing topics (no re-cluster) and update the topics' sizes,
-        in one transaction."""
+        in one transaction. Returns the ids of the entries it could not assign because
+        their topic is gone (a re-cluster in another process replaced the topics since
+        the caller read them): the topics are checked inside this write transaction, the
+        other rows are written, and the caller places those entries again."""
         with self.write() as conn:
+            wanted = {tid for tid, _, _ in assignments.values()}
+            marks = ",".join("?" * len(wanted)) or "NULL"
+            live = {
+                r[0]
+                for r in conn.execute(f"SELECT id FROM topics WHERE id IN ({marks})", list(wanted))
+            }
+            orphans = [eid for eid, (tid, _, _) in assignments.items() if tid not in live]
+            if orphans:
+                assignments = {e: a for e, a in assignments.items() if a[0] in live}
             conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assignments, similar or {}))
             ids = [(eid,) for eid in assignments]
             conn.executemany("DELETE FROM topic_list WHERE entry_id = ?", ids)
@@ -887,6 +901,7 @@ class Store:
                 "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
                 "WHERE a.topic_id = topics.id)"
             )
+        return orphans
 
     # --- reader queries (helper D): light rows for long lists ------------------------
 
