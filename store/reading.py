@@ -137,6 +137,10 @@ def split_lines(data: bytes, display: str) -> tuple[list[Line], list[Problem], s
         if "\x00" in raw or has_surrogates(raw):
             bad.add(number)
         lines.append((number, raw))
+    nul = [n for n, t in lines if "\x00" in t]
+    if len(nul) > 0.5 * sum(1 for _, t in lines if t.strip()):
+        # most lines hold NUL bytes: a binary file, one error rather than one a line
+        return [], [Problem(display, nul[0], "binary data (NUL bytes): not a text file")], set()
     if _gbk_whole(data, lines, bad):
         first = min(bad)
         return [], [Problem(display, first, f"not valid UTF-8: {GBK_HINT}")], set()

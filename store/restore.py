@@ -20,7 +20,8 @@ from typing import Any
 
 import orjson
 
-from .db import INSERT_ENTRY, Store
+from . import bookmarks, entries
+from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
 from .jsonvalues import Invalid, check, kind, too_deep
 from .models import Bookmark, Entry, ImportReport, Problem
@@ -210,23 +211,12 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
     now = time.time()
     with store.write() as conn:
         for item in items:
-            e = item.entry
-            cur = conn.execute(INSERT_ENTRY, e.to_row(now))
-            if cur.rowcount:
+            if entries.insert(conn, item.entry, now):
                 report.new += 1
-                report.new_ids.append(e.id)
+                report.new_ids.append(item.entry.id)
             else:
                 report.known += 1
-            b = item.bookmark
-            cur = conn.execute(
-                "INSERT INTO bookmarks(entry_id, created_at, note) VALUES (?, ?, ?) "
-                "ON CONFLICT(entry_id) DO UPDATE SET "
-                "created_at = excluded.created_at, note = excluded.note "
-                "WHERE bookmarks.created_at IS NOT excluded.created_at "
-                "OR bookmarks.note IS NOT excluded.note",
-                (b.entry_id, b.created_at, b.note),
-            )
-            if cur.rowcount:
+            if bookmarks.put_exact(conn, item.bookmark):
                 report.bookmarks_restored += 1
             else:
                 report.bookmarks_unchanged += 1

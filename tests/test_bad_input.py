@@ -428,3 +428,12 @@ def test_a_size_limit_replaces_running_out_of_memory(store, monkeypatch, tmp_pat
         assert f"{LIMIT_ENV}=" in message
     monkeypatch.setenv(LIMIT_ENV, str(1 << 20))
     assert import_file(store, tmp_path / "big.jsonl").new == 1000
+
+
+def test_a_binary_file_gets_one_error(store, tmp_path):
+    from topiclens.store.importer import import_file
+
+    blob = bytes(range(256)) * 40  # NUL bytes on most lines, not UTF-16
+    report = import_file(store, _write(tmp_path, "blob.bin", blob))
+    assert report.new == 0 and len(report.problems) == 1
+    assert "binary data (NUL bytes): not a text file" in str(report.problems[0])

@@ -194,10 +194,11 @@ def test_a_writer_waits_for_a_lock_and_says_so_when_it_is_held_too_long(
     import threading
 
     import topiclens.store.db as db
+    import topiclens.store.errors as errors
 
     seed(data_dir, tmp_path, 5)
-    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 300)
-    monkeypatch.setattr(db, "RETRY_SECONDS", 0.3)
+    monkeypatch.setattr(errors, "BUSY_TIMEOUT_MS", 300)
+    monkeypatch.setattr(errors, "RETRY_SECONDS", 0.3)
     holder = sqlite3.connect(
         data_dir / db.STORE_FILENAME, isolation_level=None, check_same_thread=False
     )
