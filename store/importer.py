@@ -8,7 +8,7 @@ from pathlib import Path
 from .db import Store
 from .models import ImportReport, Problem
 from .parsers import FORMATS, parse_bytes, parse_file
-from .reading import STDIN, STDIN_NAME, read_source
+from .reading import STDIN, STDIN_NAME, read_source, source_name
 
 # The user's corpus, shipped byte for byte in assets/ and imported on a first start.
 BUNDLED_CORPUS: tuple[str, ...] = ("000_628a9e309749597c.txt", "002_e2969eaa9c23cb58.txt")
@@ -35,7 +35,7 @@ def import_file(
         return ImportReport(rejected=1, problems=[data])
     if fmt is None and export_marker(data):
         return restore_data(store, data, display)
-    origin = display if str(path) == STDIN else str(Path(path).resolve())
+    origin = source_name(path, display)
     result = parse_bytes(data, display, origin, fmt)
     return store.import_result(result)
 

@@ -26,6 +26,7 @@ from .reading import (
     has_surrogates,
     line_problem,
     read_source,
+    source_name,
     split_lines,
 )
 from .text import cell_width, derive_title, detect_language, entry_id, fit_cells
@@ -391,7 +392,7 @@ def parse_file(
     if display is None:
         display = STDIN_NAME if str(path) == STDIN else str(path)
     if origin is None:
-        origin = display if str(path) == "-" else str(Path(path).resolve())
+        origin = source_name(path, display)
     data = read_source(path, display)
     if isinstance(data, Problem):
         return ParseResult(display, "unreadable", problems=[data])

@@ -81,6 +81,14 @@ def read_source(path: str | Path, display: str, limit: int | None = None) -> byt
     return data
 
 
+def source_name(path: str | Path, display: str) -> str:
+    """Where entries came from, as stored: a regular file's full path; for standard
+    input, a pipe or a FIFO (whose /dev/fd path means nothing later), ``display``."""
+    if str(path) == STDIN or not Path(path).is_file():
+        return display
+    return str(Path(path).resolve())
+
+
 def _utf16_hint(data: bytes) -> str | None:
     """Why the bytes look like UTF-16 (a byte-order mark, or a NUL beside every ASCII
     letter), or None."""

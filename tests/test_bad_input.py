@@ -402,6 +402,8 @@ def test_process_substitution_reads_every_line(store):
         writer.join(10)
         os.close(read)
     assert (report.new, report.rejected) == (3, 0)
+    # a pipe's /dev/fd path is kept as named, not resolved to a meaningless /proc link
+    assert {e.origin_file for e in store.entries()} == {f"/dev/fd/{read}"}
 
 
 def test_standard_input_by_its_name(store, monkeypatch, tmp_path):
