@@ -1,10 +1,11 @@
 """topiclens' data layer: parsers, the SQLite store and imports. No Textual here."""
 
 from .db import SCHEMA_VERSION, Store, StoreError
-from .models import Bookmark, Entry, ImportReport, ParseResult, Problem, Topic
+from .models import Assignment, Bookmark, Entry, ImportReport, ParseResult, Problem, Topic
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Assignment",
     "Bookmark",
     "Entry",
     "ImportReport",

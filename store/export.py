@@ -98,12 +98,7 @@ def collect(store: Store, *, topic_id: int | None = None) -> list[ExportGroup]:
     }
     if topic_id is None:
         groups[None] = ExportGroup(None, UNSORTED)
-    assigned: dict[str, int] = dict(
-        store.query(
-            "SELECT a.entry_id, a.topic_id FROM topic_assignments a "
-            "JOIN bookmarks b ON b.entry_id = a.entry_id"
-        )
-    )
+    assigned = store.bookmark_topic_ids()
     for b in bookmarks:
         entry = entries.get(b.entry_id)
         if entry is None:  # cannot happen with foreign keys on; never export half a record

@@ -6,27 +6,38 @@ from importlib import resources
 from pathlib import Path
 
 from .db import Store
-from .models import ImportReport
-from .parsers import parse_file
+from .models import ImportReport, Problem
+from .parsers import FORMATS, parse_bytes, parse_file
+from .reading import STDIN, STDIN_NAME, read_source, source_name
 
 # The user's corpus, shipped byte for byte in assets/ and imported on a first start.
 BUNDLED_CORPUS: tuple[str, ...] = ("000_628a9e309749597c.txt", "002_e2969eaa9c23cb58.txt")
 
 
-def import_file(store: Store, path: str | Path, display: str | None = None) -> ImportReport:
-    """Parse one file and add its good entries in one transaction. Problems are reported,
-    never raised; what the store held before is left as it was. A topiclens JSON export
-    (recognised from its content) is restored: its entries and bookmarks come back."""
-    from .restore import looks_like_export, restore_file
+def import_file(
+    store: Store, path: str | Path, display: str | None = None, fmt: str | None = None
+) -> ImportReport:
+    """Read one input once (``path`` ``-`` is standard input; a pipe or a FIFO works as a
+    file does), parse it and add its good entries in one transaction. Problems are
+    reported as ``file:line: what is wrong``, never raised; what the store held before is
+    left as it was. ``fmt`` forces one of :data:`parsers.FORMATS`; None detects it (and
+    a note in the report says which was chosen when another was plausible). A topiclens
+    JSON export (recognised from its content) is restored: its entries and bookmarks come
+    back."""
+    from .restore import export_marker, restore_data
 
-    if looks_like_export(path):
-        return restore_file(store, path, display=display)
-    result = parse_file(path, display=display)
+    if fmt is not None and fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    if display is None:
+        display = STDIN_NAME if str(path) == STDIN else str(path)
+    data = read_source(path, display)
+    if isinstance(data, Problem):
+        return ImportReport(rejected=1, problems=[data])
+    if fmt is None and export_marker(data):
+        return restore_data(store, data, display)
+    origin = source_name(path, display)
+    result = parse_bytes(data, display, origin, fmt)
     return store.import_result(result)
-
-
-def import_paths(store: Store, paths: list[str]) -> list[tuple[str, ImportReport]]:
-    return [(p, import_file(store, p)) for p in paths]
 
 
 def bundled_paths() -> list[tuple[str, Path]]:

@@ -16,14 +16,23 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from . import jsonvalues
 from .models import Entry, ParseResult, Problem
+from .reading import BOM as BOM  # (the byte-order mark, here since the first version)
+from .reading import (
+    STDIN,
+    STDIN_NAME,
+    Line,
+    has_surrogates,
+    line_problem,
+    read_source,
+    source_name,
+    split_lines,
+)
 from .text import cell_width, derive_title, detect_language, entry_id, fit_cells
 
-Line = tuple[int, str]  # (1-based line number, text without line end)
-
-BOM = b"\xef\xbb\xbf"
+# The input formats by name: ``--format`` offers these (detection picks one otherwise).
+FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
 NOISE_WORDS = ("评论", "点赞", "收藏")
 _NOISE_PREFIX = re.compile(rf"^(?:{'|'.join(NOISE_WORDS)})+\s*")
 _DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")
@@ -33,11 +42,13 @@ HEADER_MAX_CELLS = 100
 # derive_title reads at most the first three clauses and keeps 56 cells: the first 2,000
 # characters give the same title, and a megabyte-long summary is not measured whole
 TITLE_FROM_CHARS = 2000
-JSONL_KNOWN = ("title", "summary", "comment", "source", "date", "category", "url", "id")
+JSONL_TEXT = ("title", "summary", "comment", "source", "date", "category", "url")
+JSONL_KNOWN = (*JSONL_TEXT, "id")
 
 
 def _preview(text: str, width: int = 40) -> str:
-    return fit_cells(text.strip()[: 4 * width], width)  # a huge line is not measured whole
+    # a huge line is not measured whole; bytes that were not UTF-8 show as U+FFFD
+    return fit_cells(_SURROGATE.sub("\ufffd", text.strip()[: 4 * width]), width)
 
 
 def parse_date(text: str) -> str | None:
@@ -56,8 +67,10 @@ def parse_header(text: str) -> tuple[str, str, str | None] | str:
     line = text.strip()
     if not line:
         return "empty line"
-    if _has_surrogates(line):
+    if has_surrogates(line):
         return "not valid UTF-8"
+    if "\x00" in line:
+        return "binary data (NUL byte)"
     # (the length test first: it spares measuring a megabyte-long line cell by cell)
     too_long = len(line) > 4 * HEADER_MAX_CELLS or cell_width(line) > HEADER_MAX_CELLS
     if too_long or _SENTENCE_PUNCT.search(line):
@@ -77,8 +90,8 @@ def parse_header(text: str) -> tuple[str, str, str | None] | str:
 _SURROGATE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 
 
-def _has_surrogates(text: str) -> bool:
-    return _SURROGATE.search(text) is not None
+def _unstorable(text: str) -> bool:
+    return "\x00" in text or has_surrogates(text)
 
 
 def _is_header(text: str) -> bool:
@@ -90,62 +103,48 @@ def _is_header(text: str) -> bool:
 
 def read_lines(path: Path, display: str) -> tuple[list[Line], list[Problem], set[int]]:
     """The file's lines, problems that stop it from being read at all, and the numbers of
-    lines that are not valid UTF-8 (entries touching them are rejected)."""
-    if not path.exists():
-        return [], [Problem(display, 0, "no such file")], set()
-    if path.is_dir():
-        return [], [Problem(display, 0, "is a directory; name the files inside it")], set()
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return [], [Problem(display, 0, f"cannot read: {exc.strerror or exc}")], set()
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
-    if not data.strip():
-        return [], [Problem(display, 0, "empty file: no entries")], set()
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        return [], [Problem(display, line, "binary data (NUL byte): not a text file")], set()
-    text = data.decode("utf-8", errors="surrogateescape")
-    lines: list[Line] = []
-    bad: set[int] = set()
-    for number, raw in enumerate(text.split("\n"), start=1):
-        raw = raw.rstrip("\r")
-        if _has_surrogates(raw):
-            bad.add(number)
-        lines.append((number, raw))
-    return lines, [], bad
-
-
-def _encoding_problem(display: str, line: int, raw: str) -> Problem:
-    blob = raw.encode("utf-8", errors="surrogateescape")
-    hint = ""
-    try:
-        blob.decode("gb18030")
-        hint = "; it reads as GBK/GB18030: convert with `iconv -f GB18030 -t UTF-8`"
-    except UnicodeDecodeError:
-        pass
-    return Problem(display, line, f"not valid UTF-8{hint}")
+    lines that cannot be stored (entries touching them are rejected)."""
+    data = read_source(path, display)
+    if isinstance(data, Problem):
+        return [], [data], set()
+    return split_lines(data, display)
 
 
 def detect_format(lines: Sequence[Line]) -> str:
+    """``digest``, ``listing``, ``jsonl`` or ``empty``, from the content alone."""
+    return choose_format(lines)[0]
+
+
+def choose_format(lines: Sequence[Line]) -> tuple[str, str | None]:
+    """The format of ``lines`` and, when another one was plausible, a note saying which
+    was chosen and how to force the other."""
     body = [text for _, text in lines if text.strip()]
     if not body:
-        return "empty"
+        return "empty", None
     objects = sum(1 for text in body[:30] if text.lstrip().startswith("{"))
     if body[0].lstrip().startswith("{") or objects >= 0.5 * len(body[:30]):
-        return "jsonl"  # (even when a stray line comes first)
-    candidates = body[0:90:3]
+        return "jsonl", None  # (even when a stray line comes first)
+    sample = body[:90]
+    candidates = sample[0::3]
     headers = sum(1 for text in candidates if _is_header(text))
-    if _is_header(body[0]) and headers >= 0.6 * len(candidates):
-        return "digest"
+    rhythm = _is_header(body[0]) and headers >= 0.6 * len(candidates)
+    # a digest's summary and comment lines are not headers (the parser rejects an entry
+    # whose are); when they all pass as headers too, the file is a listing of short lines
+    others = [text for k, text in enumerate(sample) if k % 3 and not _unstorable(text)]
+    plain = sum(1 for text in others if not _is_header(text))
+    if rhythm and plain >= 0.5 * len(others):
+        return "digest", None
     if _digest_share(lines) >= 0.8:
         # a digest with a stray or missing line: the every-third-line rhythm is broken
         # after it, but read as a digest it still accounts for nearly every line (a
         # listing, whose summaries are sentences, for 75% at the very most)
-        return "digest"
-    return "listing"
+        return "digest", None
+    if rhythm:
+        return "listing", (
+            "read as a listing (a title line, then a summary line): its lines would also "
+            "pass as digest headers; use --format digest if it is a digest"
+        )
+    return "listing", None
 
 
 def _digest_share(lines: Sequence[Line], sample: int = 300) -> float:
@@ -153,7 +152,7 @@ def _digest_share(lines: Sequence[Line], sample: int = 300) -> float:
     entries."""
     body = [line for line in lines if line[1].strip()][:sample]
     head = list(lines[: body[-1][0]])  # whole lines up to the last sampled: numbers hold
-    bad = {number for number, text in head if _has_surrogates(text)}
+    bad = {number for number, text in head if _unstorable(text)}
     return 3 * len(_parse_digest(head, "", "", bad).entries) / len(body)
 
 
@@ -169,7 +168,7 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
         header = parse_header(text)
         if isinstance(header, str):
             result.problems.append(
-                _encoding_problem(display, number, text)
+                line_problem(display, number, text)
                 if number in bad
                 else Problem(
                     display,
@@ -200,13 +199,16 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
             continue
         if len(body) < 2:
             missing = "summary and comment" if not body else "curator's comment"
+            touched = [n for n, t in body if n in bad]
             result.problems.append(
-                Problem(display, number, f"truncated entry: header without its {missing}")
+                line_problem(display, touched[0], lines[touched[0] - 1][1])
+                if touched
+                else Problem(display, number, f"truncated entry: header without its {missing}")
             )
             break
         touched = [n for n in (number, body[0][0], body[1][0]) if n in bad]
         if touched:
-            result.problems.append(_encoding_problem(display, touched[0], lines[touched[0] - 1][1]))
+            result.problems.append(line_problem(display, touched[0], lines[touched[0] - 1][1]))
             i += 3
             continue
         category, source, date = header
@@ -254,7 +256,9 @@ def _parse_listing(lines: list[Line], display: str, origin: str, bad: set[int]) 
         (t_line, title), pair = cleaned[k], cleaned[k + 1 : k + 2]
         if not pair:
             result.problems.append(
-                Problem(
+                line_problem(display, t_line, lines[t_line - 1][1])
+                if t_line in bad
+                else Problem(
                     display, t_line, f"truncated entry: title {_preview(title)!r} has no summary"
                 )
             )
@@ -262,7 +266,7 @@ def _parse_listing(lines: list[Line], display: str, origin: str, bad: set[int]) 
         s_line, summary = pair[0]
         touched = [n for n in (t_line, s_line) if n in bad]
         if touched:
-            result.problems.append(_encoding_problem(display, touched[0], lines[touched[0] - 1][1]))
+            result.problems.append(line_problem(display, touched[0], lines[touched[0] - 1][1]))
             continue
         result.entries.append(
             Entry(
@@ -281,28 +285,24 @@ def _parse_listing(lines: list[Line], display: str, origin: str, bad: set[int]) 
 # --- JSON Lines ----------------------------------------------------------------------
 
 
-def _text_field(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key)
-    if value is None:
-        return ""
-    return value.strip() if isinstance(value, str) else str(value)
-
-
 def entry_from_object(
     obj: dict[str, Any], origin: str, line: int, fmt: str = "jsonl"
 ) -> Entry | str:
     """An entry from one JSON object, or a string saying what is wrong with it."""
-    title, summary = _text_field(obj, "title"), _text_field(obj, "summary")
-    missing = [key for key, value in (("title", title), ("summary", summary)) if not value]
+    try:
+        fields = {key: jsonvalues.text(obj, key).strip() for key in JSONL_TEXT}
+    except jsonvalues.Invalid as exc:
+        return exc.message
+    title, summary, comment = fields["title"], fields["summary"], fields["comment"]
+    missing = [key for key in ("title", "summary") if not fields[key]]
     if missing:
         return f"missing {' and '.join(repr(m) for m in missing)}"
     date: str | None = None
-    raw_date = _text_field(obj, "date")
+    raw_date = fields["date"]
     if raw_date:
         date = parse_date(raw_date[:10])
         if date is None:
-            return f"invalid date {raw_date!r} (expected YYYY-MM-DD or YYYY/MM/DD)"
-    comment = _text_field(obj, "comment")
+            return f"invalid date {_preview(raw_date)!r} (expected YYYY-MM-DD or YYYY/MM/DD)"
     extra = {k: v for k, v in obj.items() if k not in JSONL_KNOWN}
     if obj.get("id") is not None:
         extra["id"] = obj["id"]
@@ -311,10 +311,10 @@ def entry_from_object(
         title=title,
         summary=summary,
         comment=comment,
-        source=_text_field(obj, "source"),
-        category=_text_field(obj, "category"),
+        source=fields["source"],
+        category=fields["category"],
         date=date,
-        url=_text_field(obj, "url") or None,
+        url=fields["url"] or None,
         lang=detect_language(f"{title} {summary} {comment}"),
         format=fmt,
         origin_file=origin,
@@ -329,15 +329,15 @@ def _parse_jsonl(lines: list[Line], display: str, origin: str, bad: set[int]) ->
         if not text.strip():
             continue
         if number in bad:
-            result.problems.append(_encoding_problem(display, number, text))
+            result.problems.append(line_problem(display, number, text))
             continue
         try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            result.problems.append(Problem(display, number, f"malformed JSON: {exc}"))
+            obj = jsonvalues.loads(text)
+        except jsonvalues.Invalid as exc:
+            result.problems.append(Problem(display, number, exc.message))
             continue
         if not isinstance(obj, dict):
-            kind = type(obj).__name__
+            kind = jsonvalues.kind(obj)
             result.problems.append(Problem(display, number, f"expected a JSON object, got {kind}"))
             continue
         entry = entry_from_object(obj, origin, number)
@@ -356,21 +356,44 @@ PARSERS: dict[str, Parser] = {
 }
 
 
-def parse_lines(lines: list[Line], display: str, origin: str, bad: set[int]) -> ParseResult:
-    fmt = detect_format(lines)
-    if fmt == "empty":
-        return ParseResult(display, fmt, problems=[Problem(display, 0, "empty file: no entries")])
-    return PARSERS[fmt](lines, display, origin, bad)
+def parse_lines(
+    lines: list[Line], display: str, origin: str, bad: set[int], fmt: str | None = None
+) -> ParseResult:
+    """Parse ``lines`` as ``fmt`` (one of :data:`FORMATS`), or as the detected format."""
+    note = None
+    if fmt is None:
+        fmt, note = choose_format(lines)
+        if fmt == "empty":
+            problem = Problem(display, 0, "empty file: no entries")
+            return ParseResult(display, fmt, problems=[problem])
+    elif fmt not in PARSERS:
+        raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    result = PARSERS[fmt](lines, display, origin, bad)
+    if note:
+        result.notes.append(Problem(display, 0, note))
+    return result
+
+
+def parse_bytes(data: bytes, display: str, origin: str, fmt: str | None = None) -> ParseResult:
+    """Parse an input already read whole. Never raises on bad content."""
+    lines, problems, bad = split_lines(data, display)
+    if problems:
+        return ParseResult(display, "unreadable", problems=problems)
+    return parse_lines(lines, display, origin, bad, fmt)
 
 
 def parse_file(
-    path: str | Path, display: str | None = None, origin: str | None = None
+    path: str | Path,
+    display: str | None = None,
+    origin: str | None = None,
+    fmt: str | None = None,
 ) -> ParseResult:
-    """Parse one file of any supported format. Never raises on bad content."""
-    path = Path(path)
-    display = display if display is not None else str(path)
-    origin = origin if origin is not None else str(path.resolve())
-    lines, problems, bad = read_lines(path, display)
-    if problems:
-        return ParseResult(display, "unreadable", problems=problems)
-    return parse_lines(lines, display, origin, bad)
+    """Parse one file of any supported format, read once. Never raises on bad content."""
+    if display is None:
+        display = STDIN_NAME if str(path) == STDIN else str(path)
+    if origin is None:
+        origin = source_name(path, display)
+    data = read_source(path, display)
+    if isinstance(data, Problem):
+        return ParseResult(display, "unreadable", problems=[data])
+    return parse_bytes(data, display, origin, fmt)

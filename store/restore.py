@@ -10,6 +10,7 @@ kept. A malformed export changes nothing and is reported as ``file:line: what is
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import re
 import time
@@ -19,10 +20,12 @@ from typing import Any
 
 import orjson
 
-from .db import INSERT_ENTRY, Store, entry_row
+from . import bookmarks, entries
+from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
+from .jsonvalues import Invalid, check, kind, too_deep
 from .models import Bookmark, Entry, ImportReport, Problem
-from .parsers import BOM, parse_date
+from .reading import BOM, read_source
 
 # Enough of the head of a file to find the marker of an indented export.
 _HEAD_BYTES = 4096
@@ -44,18 +47,13 @@ class RestoreItem:
     bookmark: Bookmark
 
 
-def looks_like_export(path: str | Path) -> bool:
-    """True when the file's content says it is a topiclens JSON export (an object whose
-    ``format`` is the export marker). Reads only the head of the file; never raises."""
-    try:
-        with Path(path).open("rb") as fh:
-            head = fh.read(_HEAD_BYTES)
-    except OSError:
+def export_marker(data: bytes) -> bool:
+    """True when ``data`` is a topiclens JSON export (an object whose ``format`` is the
+    export marker), even a damaged one whose head still says so. Never raises."""
+    data = data.removeprefix(BOM).lstrip()
+    if not data.startswith(b"{"):
         return False
-    head = head.removeprefix(BOM).lstrip()
-    if not head.startswith(b"{"):
-        return False
-    first_line = head.split(b"\n", 1)[0]
+    first_line = data.split(b"\n", 1)[0]
     try:
         obj = orjson.loads(first_line)
     except orjson.JSONDecodeError:
@@ -65,103 +63,61 @@ def looks_like_export(path: str | Path) -> bool:
         return isinstance(obj, dict) and obj.get("format") == EXPORT_FORMAT
     # an indented export (its first line is "{"), or a long one-line one: the marker is
     # near the top of what topiclens writes, even when the rest is damaged
-    if _MARKER.search(head):
+    if _MARKER.search(data[:_HEAD_BYTES]):
         return True
     # one JSON document over many lines (never JSON Lines): an export if it says so anywhere
     try:
-        doc = orjson.loads(Path(path).read_bytes().removeprefix(BOM))
-    except (OSError, orjson.JSONDecodeError):
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
         return False
     return isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT
 
 
-class _Invalid(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+def looks_like_export(path: str | Path) -> bool:
+    """:func:`export_marker` of the file at ``path`` (False when it cannot be read)."""
+    try:
+        return export_marker(Path(path).read_bytes())
+    except OSError:
+        return False
 
 
-def _str(obj: dict[str, Any], key: str, *, required: bool = False, default: str = "") -> str:
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise _Invalid(f"missing {key!r}")
-        return default
-    if not isinstance(value, str):
-        raise _Invalid(f"{key!r} must be a string, not {_kind(value)}")
-    if required and not value.strip():
-        raise _Invalid(f"{key!r} is empty")
-    return value
+# The latest time an export can show (9999-12-31T23:59:59Z): beyond it, every later
+# export would fail to render the bookmark.
+LATEST_SECONDS = 253_402_300_799
 
 
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false"}.get(
-        type(value), "a number" if isinstance(value, int | float) else "null"
-    )
-
-
-def _entry(obj: Any) -> Entry:
-    if not isinstance(obj, dict):
-        raise _Invalid(f"'entry' must be an object, not {_kind(obj)}")
-    entry_id = _str(obj, "id", required=True)
-    if len(entry_id) > 128 or entry_id != entry_id.strip():
-        raise _Invalid(f"'id' {entry_id[:40]!r} is not an entry id")
-    date = obj.get("date")
-    if date is not None and (not isinstance(date, str) or parse_date(date) != date):
-        raise _Invalid(f"'date' {date!r} is not a date (YYYY-MM-DD)")
-    url = obj.get("url")
-    if url is not None and not isinstance(url, str):
-        raise _Invalid(f"'url' must be a string or null, not {_kind(url)}")
-    title_given = obj.get("title_given", True)
-    if not isinstance(title_given, bool):
-        raise _Invalid(f"'title_given' must be true or false, not {_kind(title_given)}")
-    origin = obj.get("origin") or {}
-    if not isinstance(origin, dict):
-        raise _Invalid(f"'origin' must be an object, not {_kind(origin)}")
-    origin_line = origin.get("line", 0)
-    if isinstance(origin_line, bool) or not isinstance(origin_line, int) or origin_line < 0:
-        raise _Invalid(f"'origin.line' must be a line number, not {origin_line!r}")
-    extra = obj.get("extra") or {}
-    if not isinstance(extra, dict):
-        raise _Invalid(f"'extra' must be an object, not {_kind(extra)}")
-    return Entry(
-        id=entry_id,
-        title=_str(obj, "title", required=True),
-        title_given=title_given,
-        summary=_str(obj, "summary", required=True),
-        comment=_str(obj, "comment"),
-        source=_str(obj, "source"),
-        category=_str(obj, "category"),
-        date=date,
-        url=url,
-        lang=_str(obj, "lang", default="zh") or "zh",
-        format=_str(obj, "format"),
-        origin_file=_str(origin, "file"),
-        origin_line=origin_line,
-        extra=extra,
-    )
-
-
-def _item(obj: Any) -> RestoreItem:
-    if not isinstance(obj, dict):
-        raise _Invalid(f"a bookmark must be an object, not {_kind(obj)}")
-    if "entry" not in obj:
-        raise _Invalid("missing 'entry'")
-    entry = _entry(obj["entry"])
-    when = obj.get("bookmarked_at")
+def _bookmarked_at(when: Any) -> float:
     if (
         isinstance(when, bool)
         or not isinstance(when, int | float)
         or not math.isfinite(when)
         or when < 0
     ):
-        raise _Invalid(f"'bookmarked_at' must be a time in seconds, not {when!r}")
+        raise Invalid(f"'bookmarked_at' must be a time in seconds, not {when!r}")
+    if when > LATEST_SECONDS:
+        if when / 1000 <= LATEST_SECONDS:
+            moment = _dt.datetime.fromtimestamp(when / 1000, _dt.UTC).strftime("%Y-%m-%d")
+            raise Invalid(
+                f"'bookmarked_at' {when!r} looks like milliseconds ({moment} if so); an "
+                "export holds seconds since 1970: divide it by 1000 and import again"
+            )
+        raise Invalid(f"'bookmarked_at' {when!r} is too far in the future to be a time")
+    return float(when)
+
+
+def _item(obj: Any) -> RestoreItem:
+    if not isinstance(obj, dict):
+        raise Invalid(f"a bookmark must be an object, not {kind(obj)}")
+    if "entry" not in obj:
+        raise Invalid("missing 'entry'")
+    entry = Entry.from_json(obj["entry"])
+    when = _bookmarked_at(obj.get("bookmarked_at"))
     note = obj.get("note", "")
     if note is None:
         note = ""
     if not isinstance(note, str):
-        raise _Invalid(f"'note' must be a string, not {_kind(note)}")
-    return RestoreItem(entry, Bookmark(entry.id, float(when), note))
+        raise Invalid(f"'note' must be a string, not {kind(note)}")
+    return RestoreItem(entry, Bookmark(entry.id, when, note))
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -180,19 +136,27 @@ def _item_line(text: str, obj: Any) -> int:
 def read_export(
     path: str | Path, display: str | None = None
 ) -> tuple[list[RestoreItem], list[Problem]]:
+    """The bookmarks of the export at ``path`` (see :func:`read_export_data`)."""
+    display = display if display is not None else str(path)
+    data = read_source(path, display)
+    if isinstance(data, Problem):
+        return [], [data]
+    return read_export_data(data, display)
+
+
+def read_export_data(data: bytes, display: str) -> tuple[list[RestoreItem], list[Problem]]:
     """The bookmarks of an export, or the problems that make it unusable (then no items:
     an export is restored whole or not at all)."""
-    path = Path(path)
-    display = display if display is not None else str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return [], [Problem(display, 0, f"cannot read: {exc.strerror or exc}")]
     data = data.removeprefix(BOM)
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        return [], [Problem(display, exc.lineno, f"malformed JSON export: {exc.msg}")]
+        what = "nested too deeply" if too_deep(exc) else exc.msg
+        return [], [Problem(display, exc.lineno, f"malformed JSON export: {what}")]
+    try:
+        check(doc, data, "the export")
+    except Invalid as exc:
+        return [], [Problem(display, 0, exc.message)]
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
         return [], [Problem(display, 0, f"not a topiclens export (no format {EXPORT_FORMAT!r})")]
     text = data.decode("utf-8", errors="replace")
@@ -212,14 +176,14 @@ def read_export(
     raw = doc.get("bookmarks")
     if not isinstance(raw, list):
         line = _line_of(text, '"bookmarks"')
-        return [], [Problem(display, line, f"'bookmarks' must be a list, not {_kind(raw)}")]
+        return [], [Problem(display, line, f"'bookmarks' must be a list, not {kind(raw)}")]
     items: list[RestoreItem] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     for number, obj in enumerate(raw, start=1):
         try:
             item = _item(obj)
-        except _Invalid as exc:
+        except Invalid as exc:
             line = _item_line(text, obj)
             problems.append(Problem(display, line, f"bookmark {number}: {exc.message}"))
             continue
@@ -247,34 +211,31 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
     now = time.time()
     with store.write() as conn:
         for item in items:
-            e = item.entry
-            cur = conn.execute(INSERT_ENTRY, entry_row(e, now))
-            if cur.rowcount:
+            if entries.insert(conn, item.entry, now):
                 report.new += 1
-                report.new_ids.append(e.id)
+                report.new_ids.append(item.entry.id)
             else:
                 report.known += 1
-            b = item.bookmark
-            cur = conn.execute(
-                "INSERT INTO bookmarks(entry_id, created_at, note) VALUES (?, ?, ?) "
-                "ON CONFLICT(entry_id) DO UPDATE SET "
-                "created_at = excluded.created_at, note = excluded.note "
-                "WHERE bookmarks.created_at IS NOT excluded.created_at "
-                "OR bookmarks.note IS NOT excluded.note",
-                (b.entry_id, b.created_at, b.note),
-            )
-            if cur.rowcount:
+            if bookmarks.put_exact(conn, item.bookmark):
                 report.bookmarks_restored += 1
             else:
                 report.bookmarks_unchanged += 1
     return report
 
 
-def restore_file(store: Store, path: str | Path, display: str | None = None) -> RestoreReport:
-    """Restore a JSON export into ``store``. Problems are reported, never raised; with any
-    problem nothing is written."""
-    display = display if display is not None else str(path)
-    items, problems = read_export(path, display)
+def restore_data(store: Store, data: bytes, display: str) -> RestoreReport:
+    """Restore an export already read whole. Problems are reported, never raised; with
+    any problem nothing is written."""
+    items, problems = read_export_data(data, display)
     if problems:
         return RestoreReport(rejected=len(problems), problems=problems)
     return restore_items(store, items)
+
+
+def restore_file(store: Store, path: str | Path, display: str | None = None) -> RestoreReport:
+    """Restore the JSON export at ``path`` into ``store`` (see :func:`restore_data`)."""
+    display = display if display is not None else str(path)
+    data = read_source(path, display)
+    if isinstance(data, Problem):
+        return RestoreReport(rejected=1, problems=[data])
+    return restore_data(store, data, display)

@@ -194,10 +194,11 @@ def test_a_writer_waits_for_a_lock_and_says_so_when_it_is_held_too_long(
     import threading
 
     import topiclens.store.db as db
+    import topiclens.store.errors as errors
 
     seed(data_dir, tmp_path, 5)
-    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 300)
-    monkeypatch.setattr(db, "RETRY_SECONDS", 0.3)
+    monkeypatch.setattr(errors, "BUSY_TIMEOUT_MS", 300)
+    monkeypatch.setattr(errors, "RETRY_SECONDS", 0.3)
     holder = sqlite3.connect(
         data_dir / db.STORE_FILENAME, isolation_level=None, check_same_thread=False
     )
@@ -216,3 +217,33 @@ def test_a_writer_waits_for_a_lock_and_says_so_when_it_is_held_too_long(
         store.set_bookmark(eid, False)
         assert store.bookmark_ids() == set()
     holder.close()
+
+
+def test_new_assignments_to_a_topic_replaced_meanwhile(tmp_path: Path):
+    """An import placing new entries in topics that a re-cluster (another connection)
+    replaced since: no FOREIGN KEY error; the rows whose topic exists are written and the
+    others come back for the caller to place again."""
+    from topiclens.store import Topic
+
+    data_dir = tmp_path / "d"
+    with Store.open_dir(data_dir) as store, Store.open_dir(data_dir) as other:
+        import_file(store, write_digest(tmp_path / "a.txt", 6))
+        ids = [e.id for e in store.entries()]
+        old = {i: (1 if n < 3 else 2, 0.5, []) for n, i in enumerate(ids[:4])}
+        store.replace_topics([Topic(1, "One", [], 3), Topic(2, "Two", [], 1)], old)
+        # the other process re-clusters: topic 1 is gone, topic 3 is new
+        other.replace_topics(
+            [Topic(2, "Two", [], 2), Topic(3, "Three", [], 2)],
+            {i: (3 if n < 2 else 2, 0.5, []) for n, i in enumerate(ids[:4])},
+        )
+        # this one still places the new entries by what it read before
+        missed = store.add_assignments({ids[4]: (1, 0.9, ["x"]), ids[5]: (2, 0.8, [])})
+        assert missed == [ids[4]]
+        assert store.assignments() == {
+            ids[0]: 3, ids[1]: 3, ids[2]: 2, ids[3]: 2, ids[5]: 2
+        }  # fmt: skip
+        assert {t.id: t.size for t in store.topics()} == {2: 3, 3: 2}
+        assert ids[5] in [r[0] for r in store.topic_rows(2)]
+        assert store.unassigned_ids() == [ids[4]]
+        assert store.add_assignments({ids[4]: (3, 0.7, [])}) == []
+        assert store.unassigned_ids() == []

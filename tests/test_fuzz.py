@@ -404,7 +404,7 @@ def test_found_by_fuzzing_stray_first_lines(workdir: Path):
     jsonl = b'[1, 2]\n{"title": "a", "summary": "b"}\n{"title": "c", "summary": "d"}\n'
     result, display = parse_bytes(workdir, jsonl)
     assert result.format == "jsonl" and [e.title for e in result.entries] == ["a", "c"]
-    assert [str(p) for p in result.problems] == [f"{display}:1: expected a JSON object, got list"]
+    assert [str(p) for p in result.problems] == [f"{display}:1: expected a JSON object, got a list"]
     entries = [_DIGEST_ENTRY, {**_DIGEST_ENTRY, "summary": "另一篇，讲 MoE 内核。"}]
     digest = "\n".join(["无法解析的一行，不是标题。", *digest_lines(entries)]).encode()
     result, display = parse_bytes(workdir, digest)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
@@ -179,3 +180,36 @@ def test_format_detected_from_content_not_name(tmp_path: Path):
     assert parse_file(path).format == "digest"
     lines, _, _ = read_lines(LISTING, "x")
     assert detect_format(lines) == "listing"
+
+
+def test_detection_of_a_listing_whose_lines_pass_as_headers():
+    from topiclens.store.parsers import choose_format
+
+    pairs = [(1, "GPU kernels weekly"), (2, "A note on fused attention"), (3, "Serving news")]
+    fmt, note = choose_format([*pairs, (4, "What changed in vLLM this week")])
+    assert fmt == "listing" and note and "--format digest" in note
+    lines, _, _ = read_lines(DIGEST, "x")
+    assert choose_format(lines) == ("digest", None)
+    lines, _, _ = read_lines(LISTING, "x")
+    assert choose_format(lines) == ("listing", None)
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b'{"a": ' + b"[" * 65 + b"]" * 65 + b"}", "nested 66 levels deep (at most 64)"),
+        (b"[" * 2000 + b"]" * 2000, "nested deeper than 64 levels"),
+        (b'{"a": {"b": [1, 9223372036854775808]}}', "'a.b[1]' is an integer beyond 64 bits"),
+        (b'{"a": -9223372036854775809}', "'a' is an integer beyond 64 bits"),
+        (b'{"a": 1' + b"0" * 5000 + b"}", "an integer beyond 64 bits"),
+        (b'{"a": ', "malformed JSON"),
+    ],
+)
+def test_json_that_parses_but_cannot_be_stored(raw: bytes, message: str):
+    from topiclens.store import jsonvalues
+
+    with pytest.raises(jsonvalues.Invalid, match=re.escape(message)):
+        jsonvalues.loads(raw)
+    digits = b'{"a": 9223372036854775807, "b": -9223372036854775808, "c": "12345678901234567890"}'
+    assert jsonvalues.loads(digits)["a"] == (1 << 63) - 1
+    assert jsonvalues.depth(jsonvalues.loads(b"[" * 64 + b"]" * 64)) == 64

@@ -221,8 +221,11 @@ def test_a_full_store_rolls_back_and_goes_on(tmp_path: Path):
         before = dump_store(store.path)
         pages = store.query("PRAGMA page_count")[0][0]
         store.query(f"PRAGMA max_page_count = {pages + 8}")
-        with pytest.raises(StoreError, match="the disk holding it is full"):
+        with pytest.raises(StoreError, match="the disk holding it is full") as failed:
             import_file(store, write_digest(tmp_path / "big.txt", 2000, start=500))
+        # earlier commits stay: the message must not claim that everything was undone
+        assert "rolled back" not in str(failed.value)
+        assert "what was saved before it" in str(failed.value)
         assert store.count_entries() == 200
         assert store.query("PRAGMA integrity_check")[0][0] == "ok"
         # the connection is usable again: no transaction left open

@@ -1,0 +1,99 @@
+"""The token cache: each entry's tokens as ids into one table of token strings, so a
+re-cluster reads arrays of ids instead of making millions of strings."""
+
+from __future__ import annotations
+
+import sqlite3
+from array import array
+from collections.abc import Iterator, Sequence
+
+from .connection import Database
+from .errors import StoreError
+
+# (entry id, content hash, tokenizer version, tokens), as the clustering caches them
+TokenRow = tuple[str, str, str, Sequence[str]]
+
+
+class TokenCache:
+    """The cached tokens of one store, and ``token_vocab`` as read so far: ids are dense
+    from 0 and given out in write transactions, so two processes never give one id to two
+    tokens."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._tokens: list[str] = []
+        self._token_ids: dict[str, int] = {}
+
+    def iter_cached(self, version: str, batch: int = 5000) -> Iterator[tuple[str, str, bytes]]:
+        """(entry id, content hash, token ids) of every cached row of tokenizer
+        ``version``, a batch at a time, so a large cache never sits in memory whole. The
+        ids are native unsigned 32-bit integers (``array("I")``, numpy ``uint32``) into
+        :meth:`vocab`."""
+        last = 0
+        while True:
+            rows = self._db.query(
+                "SELECT rowid, entry_id, content_hash, tokens FROM token_cache "
+                "WHERE tokenizer_version = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                (version, last, batch),
+            )
+            if not rows:
+                return
+            for _, eid, digest, tokens in rows:
+                yield eid, digest, tokens
+            last = rows[-1][0]
+
+    def vocab(self) -> list[str]:
+        """Every token string any cached row uses, indexed by its id (the list grows)."""
+        return self._db.read(self._read)
+
+    def _read(self, conn: sqlite3.Connection) -> list[str]:
+        rows = conn.execute(
+            "SELECT id, token FROM token_vocab WHERE id >= ? ORDER BY id", (len(self._tokens),)
+        ).fetchall()
+        for tid, token in rows:
+            if tid != len(self._tokens):
+                raise StoreError(f"{self._db.path}: the token table has a gap at id {tid}")
+            self._token_ids[token] = tid
+            self._tokens.append(token)
+        return self._tokens
+
+    def put(self, rows: Sequence[TokenRow]) -> list[bytes]:
+        """Cache rows; returns each row's token ids as stored. Tokens new to the store get
+        the next ids in the same transaction."""
+        if array("I").itemsize != 4:  # pragma: no cover - no such platform in use
+            raise StoreError("token ids need 4-byte unsigned integers")
+        blobs: list[bytes] = []
+        fresh: list[tuple[int, str]] = []
+        try:
+            with self._db.write() as conn:
+                self._read(conn)  # ids others gave out since
+                index, tokens = self._token_ids, self._tokens
+                out = []
+                for eid, digest, version, toks in rows:
+                    ids = list(map(index.get, toks))
+                    if None in ids:
+                        for i, t in enumerate(toks):
+                            if ids[i] is None:
+                                tid = index.get(t)
+                                if tid is None:
+                                    tid = index[t] = len(tokens)
+                                    tokens.append(t)
+                                    fresh.append((tid, t))
+                                ids[i] = tid
+                    blob = array("I", ids).tobytes()
+                    blobs.append(blob)
+                    out.append((eid, digest, version, blob))
+                conn.executemany("INSERT INTO token_vocab(id, token) VALUES (?, ?)", fresh)
+                conn.executemany(
+                    "INSERT OR REPLACE INTO token_cache"
+                    "(entry_id, content_hash, tokenizer_version, tokens) VALUES (?,?,?,?)",
+                    out,
+                )
+        except BaseException:
+            # rolled back: forget the ids given out here; they are read again next time
+            with self._db.lock:
+                for _, t in fresh:
+                    del self._token_ids[t]
+                del self._tokens[len(self._tokens) - len(fresh) :]
+            raise
+        return blobs

@@ -1,0 +1,185 @@
+"""Topics and the assignments of entries to them, each topic's entry list (``topic_list``)
+kept in step in the same transactions, and the fitted model that places new entries."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+
+import orjson
+
+from .connection import Database
+from .models import Assignment, Topic
+from .schema import TOPIC_LIST_FILL, TOPIC_LIST_ORDER
+
+INSERT_ASSIGNMENT = (
+    "INSERT OR REPLACE INTO topic_assignments(entry_id, topic_id, score, terms, similar) "
+    "VALUES (?,?,?,?,?)"
+)
+Assignments = dict[str, tuple[int, float, list[str]]]  # entry id -> (topic id, score, terms)
+Similar = dict[str, list[tuple[str, float]]]  # entry id -> [(other entry id, cosine)]
+
+
+def _assignment_rows(
+    assignments: Assignments, similar: Similar
+) -> Iterator[tuple[str, int, float, str, str]]:
+    """``INSERT_ASSIGNMENT`` values: (entry id, topic id, score, terms, similar entries)."""
+    dumps = orjson.dumps
+    for eid, (tid, score, terms) in assignments.items():
+        near = similar.get(eid)
+        yield (
+            eid,
+            tid,
+            float(score),
+            dumps(terms).decode(),
+            dumps(near).decode() if near else "[]",
+        )
+
+
+def all_topics(db: Database) -> list[Topic]:
+    """Every topic, largest first."""
+    rows = db.query(
+        "SELECT id, name, keywords, size, user_named, anchor FROM topics ORDER BY size DESC, id"
+    )
+    return [
+        Topic(tid, name, [tuple(k) for k in orjson.loads(keywords)], size, bool(named), anchor)
+        for tid, name, keywords, size, named, anchor in rows
+    ]
+
+
+def entry_ids(db: Database, topic_id: int) -> list[str]:
+    """The topic's entry ids in the reader's order (``topic_list``'s own)."""
+    rows = db.query(
+        f"SELECT entry_id FROM topic_list WHERE topic_id = ? ORDER BY {TOPIC_LIST_ORDER}",
+        (topic_id,),
+    )
+    return [eid for (eid,) in rows]
+
+
+def assignments(db: Database) -> dict[str, int]:
+    """Entry id -> topic id, for every entry in a topic."""
+    return dict(db.query("SELECT entry_id, topic_id FROM topic_assignments"))
+
+
+def assignment(db: Database, entry_id: str) -> Assignment | None:
+    rows = db.query(
+        "SELECT topic_id, score, terms FROM topic_assignments WHERE entry_id = ?", (entry_id,)
+    )
+    if not rows:
+        return None
+    topic_id, score, terms = rows[0]
+    return Assignment(topic_id, score, orjson.loads(terms))
+
+
+def bookmark_topic_ids(db: Database) -> dict[str, int]:
+    """Bookmarked entry id -> its topic id, for the bookmarks whose entry is in a topic."""
+    return dict(
+        db.query(
+            "SELECT a.entry_id, a.topic_id FROM topic_assignments a "
+            "JOIN bookmarks b ON b.entry_id = a.entry_id"
+        )
+    )
+
+
+def similar(db: Database, entry_id: str) -> list[tuple[str, float]]:
+    """The entry's most similar entries, best first: (entry id, cosine)."""
+    rows = db.query("SELECT similar FROM topic_assignments WHERE entry_id = ?", (entry_id,))
+    return [(other, score) for other, score in orjson.loads(rows[0][0])] if rows else []
+
+
+def replace(
+    db: Database,
+    topics: Sequence[Topic],
+    assigned: Assignments,
+    near: Similar | None = None,
+    *,
+    model: tuple[str, bytes] | None = None,
+) -> None:
+    """Replace the whole clustering result in one transaction (see
+    :meth:`topiclens.store.Store.replace_topics`)."""
+    now = time.time()
+    with db.write(check_references=False) as conn:
+        if near is None:  # keep each entry's similar entries as they are
+            near = {
+                eid: orjson.loads(blob)
+                for eid, blob in conn.execute(
+                    "SELECT entry_id, similar FROM topic_assignments WHERE similar != '[]'"
+                )
+            }
+        kept_ids = [t.id for t in topics]
+        marks = ",".join("?" * len(kept_ids)) or "NULL"
+        conn.execute("DELETE FROM topic_assignments")
+        conn.execute(f"DELETE FROM topics WHERE id NOT IN ({marks})", kept_ids)
+        for t in topics:
+            conn.execute(
+                "INSERT INTO topics(id, name, user_named, anchor, keywords, size, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                "name = CASE WHEN topics.user_named THEN topics.name ELSE excluded.name END, "
+                "anchor = excluded.anchor, keywords = excluded.keywords, "
+                "size = excluded.size, updated_at = excluded.updated_at",
+                (
+                    t.id,
+                    t.name,
+                    int(t.user_named),
+                    t.anchor,
+                    orjson.dumps([list(k) for k in t.keywords]).decode(),
+                    t.size,
+                    now,
+                ),
+            )
+        conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assigned, near))
+        conn.execute("DELETE FROM topic_list")
+        conn.execute(TOPIC_LIST_FILL)
+        if model is not None:
+            put_model(conn, *model)
+
+
+def add_assignments(db: Database, assigned: Assignments, near: Similar | None = None) -> list[str]:
+    """Put entries into existing topics and update the topics' sizes, in one transaction;
+    returns the ids whose topic is gone (see :meth:`topiclens.store.Store.add_assignments`)."""
+    with db.write() as conn:
+        wanted = list({tid for tid, _, _ in assigned.values()})
+        marks = ",".join("?" * len(wanted)) or "NULL"
+        found = conn.execute(f"SELECT id FROM topics WHERE id IN ({marks})", wanted)
+        live = {tid for (tid,) in found}
+        orphans = [eid for eid, (tid, _, _) in assigned.items() if tid not in live]
+        if orphans:
+            assigned = {eid: a for eid, a in assigned.items() if a[0] in live}
+        conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assigned, near or {}))
+        rows = [(eid,) for eid in assigned]
+        conn.executemany("DELETE FROM topic_list WHERE entry_id = ?", rows)
+        conn.executemany(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", rows)
+        conn.execute(
+            "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
+            "WHERE a.topic_id = topics.id)"
+        )
+    return orphans
+
+
+def rename(db: Database, topic_id: int, name: str) -> bool:
+    name = name.strip()
+    if not name:
+        raise ValueError("a topic name cannot be empty")
+    with db.write() as conn:
+        cur = conn.execute(
+            "UPDATE topics SET name = ?, user_named = 1, updated_at = ? WHERE id = ?",
+            (name, time.time(), topic_id),
+        )
+        return cur.rowcount > 0
+
+
+def model(db: Database) -> tuple[str, bytes] | None:
+    """(version, blob) of the fitted topic model, if any."""
+    rows = db.query("SELECT version, model FROM topic_model WHERE id = 1")
+    if not rows:
+        return None
+    version, blob = rows[0]
+    return version, blob
+
+
+def put_model(conn: sqlite3.Connection, version: str, blob: bytes) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO topic_model(id, version, created_at, model) VALUES (1, ?, ?, ?)",
+        (version, time.time(), blob),
+    )

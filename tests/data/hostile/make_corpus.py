@@ -1,0 +1,223 @@
+"""Writes the hostile corpus beside this file (run it after changing it; the files are
+committed, so tests and other helpers read them without running anything).
+
+Every file's expected outcome is in EXPECTED (read by tests/test_bad_input.py): how many
+entries go in, and the line and a fragment of each problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+
+OSC52 = "\x1b]52;c;cHduZWQ=\x07"  # sets the clipboard
+OSC0 = "\x1b]0;pwned\x07"  # retitles the window
+CLEAR = "\x1b[2J"  # clears the screen
+CSI_C1 = "\x9b31m"  # an 8-bit CSI
+BIDI = "\u202e"  # right-to-left override
+ISOLATE = "\u2066isolated\u2069"
+MARKUP = ("[/]", "[@click=app.quit]", "C++ [/draft]", "KV cache [WIP]", "[red]red[/red]")
+
+
+def _deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def jsonl() -> bytes:
+    good = [
+        {
+            "title": f"Clipboard {OSC52} grab",
+            "summary": f"OSC 52 sets the clipboard, {OSC0} retitles the window.",
+            "comment": f"and {CLEAR} clears the screen",
+            "source": f"Evil {BIDI}Blog",
+        },
+        {
+            "title": f"{MARKUP[2]} and {MARKUP[3]}",
+            "summary": f"markup {MARKUP[1]} quit {MARKUP[0]} {MARKUP[4]}",
+            "source": "[b]Markup[/b] Weekly",
+            "category": MARKUP[1],
+        },
+        {
+            "title": f"bidi {BIDI}gnp.exe trick",
+            "summary": f"right-to-left override, {ISOLATE} and C1 {CSI_C1} colours",
+            "url": "javascript:alert(1)",
+        },
+        {"title": "largest 64-bit integer", "summary": "fits", "count": (1 << 63) - 1},
+    ]
+    lines = [orjson.dumps(o) for o in good]
+    lines += [
+        b'{"title": "deep", "summary": "x", "nest": ' + _deep(100).encode() + b"}",
+        b'{"title": "deeper", "summary": "x", "nest": ' + _deep(1100).encode() + b"}",
+        b'{"title": 42, "summary": "a number for a title"}',
+        b'{"title": ["a", "list"], "summary": "x"}',
+        b'{"title": "x", "summary": {"an": "object"}}',
+        b'{"title": "x", "summary": "y", "comment": true}',
+        b'{"title": "x", "summary": "y", "source": 7}',
+        b'{"title": "x", "summary": "y", "date": 20260928}',
+        b'{"title": "big", "summary": "int", "count": 123456789012345678901234567890}',
+        b'{"title": "u64", "summary": "int", "count": 18446744073709551615}',
+        b'{"title": "raw nul \x00 byte", "summary": "x"}',
+        b'{"title": "escaped nul \\u0000", "summary": "x"}',
+        b"[1, 2]",
+        b'{"title": "lone surrogate \\ud800", "summary": "x"}',
+    ]
+    return b"\n".join(lines) + b"\n"
+
+
+# (an escaped NUL, line 16, is JSON text like any other: it is stored, and never shown)
+JSONL_EXPECTED = (
+    5,
+    [
+        (5, "nested 101 levels deep"),
+        (6, "nested deeper than 64"),
+        (7, "'title' must be a string, not a number"),
+        (8, "'title' must be a string, not a list"),
+        (9, "'summary' must be a string, not an object"),
+        (10, "'comment' must be a string, not true/false"),
+        (11, "'source' must be a string, not a number"),
+        (12, "'date' must be a string, not a number"),
+        (13, "'count' is an integer beyond 64 bits"),
+        (14, "'count' is an integer beyond 64 bits"),
+        (15, "NUL byte"),
+        (17, "expected a JSON object, got a list"),
+        (18, "malformed JSON"),
+    ],
+)
+
+
+def digest() -> bytes:
+    lines = [
+        f"工程实践 Evil{OSC0}Blog 2026/09/28",
+        f"文章说明 OSC 52 如何设置剪贴板：{OSC52}，并清屏 {CLEAR}。",
+        f"推荐收录：标记 {MARKUP[1]} 与 {MARKUP[0]} 不应被解析。",
+        f"模型推理 {BIDI}Blog 2026/09/27",
+        f"双向覆盖 {BIDI} 会颠倒显示顺序，隔离 {ISOLATE}，C1 控制 {CSI_C1}。",
+        f"推荐收录：名称 {MARKUP[2]} 与 {MARKUP[3]} 必须原样显示。",
+        "系统架构 Clean Blog 2026/09/26",
+        "这一条的评论里有一个 NUL 字节，只有这一条被拒绝。",
+        "推荐收录：NUL\x00 在这里。",
+        "系统架构 Clean Blog 2026/09/25",
+        "最后一条完好：KV 缓存压缩，说明测量方法。",
+        "推荐收录：数据可信，适合推理工程师。",
+    ]
+    return "\n".join(lines).encode("utf-8") + b"\n"
+
+
+DIGEST_EXPECTED = (3, [(9, "NUL byte")])
+
+
+def listing() -> bytes:
+    # short English lines: every one of them would pass as a digest header
+    lines = [
+        f"Clipboard grab {OSC52}",
+        "A title that sets the clipboard when shown raw",
+        f"Markup in a name {MARKUP[1]}",
+        f"A name like {MARKUP[2]} quits or crashes a naive reader",
+        f"Bidi {BIDI} override",
+        f"Shown reversed {CLEAR} then cleared {OSC0}",
+        "A pair with a NUL byte",
+        "Its summary holds one \x00 here",
+        "The last pair is clean",
+        "It goes in like the others",
+    ]
+    return "\n".join(lines).encode("utf-8") + b"\n"
+
+
+LISTING_EXPECTED = (4, [(8, "NUL byte")])
+
+
+def _export(bookmarks: list[dict[str, object]]) -> dict[str, object]:
+    return {
+        "format": "topiclens-bookmarks",
+        "version": 1,
+        "exported_at": "2026-11-30T12:00:00Z",
+        "generator": "topiclens hostile corpus",
+        "topic_filter": None,
+        "count": len(bookmarks),
+        "bookmarks": bookmarks,
+    }
+
+
+def _bookmark(eid: str, **changes: object) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "id": eid,
+        "title": f"restored {OSC52} title",
+        "title_given": True,
+        "summary": f"a restored summary {MARKUP[0]}",
+        "comment": "",
+        "source": "",
+        "category": "",
+        "date": "2026-09-28",
+        "url": None,
+        "lang": "en",
+        "format": "jsonl",
+        "origin": {"file": "x.jsonl", "line": 1},
+        "extra": {},
+    }
+    item: dict[str, object] = {"entry": entry, "topic": None, "bookmarked_at": 1764500000.5}
+    item["note"] = "my note"
+    for key, value in changes.items():
+        if key in item:
+            item[key] = value
+        elif key == "line":
+            entry["origin"] = {"file": "x.jsonl", "line": value}
+        else:
+            entry[key] = value
+    return item
+
+
+# (file name, bookmarks, fragment of the one problem); each is refused whole
+EXPORTS: dict[str, tuple[list[dict[str, object]], str]] = {
+    "export_milliseconds.json": (
+        [_bookmark("00000000000000a1"), _bookmark("00000000000000a2", bookmarked_at=1764500000000)],
+        "looks like milliseconds",
+    ),
+    "export_bad_id.json": (
+        [_bookmark("abc`</code><script>alert(1)</script>")],
+        "is not an entry id",
+    ),
+    "export_uppercase_id.json": ([_bookmark("00000000000000AB")], "is not an entry id"),
+    "export_origin_line.json": (
+        [_bookmark("00000000000000a3", line=1 << 63)],
+        "integer beyond 64 bits",
+    ),
+    "export_negative_line.json": (
+        [_bookmark("00000000000000a4", line=-1)],
+        "'origin.line' must be a whole number",
+    ),
+    "export_title_number.json": (
+        [_bookmark("00000000000000a5", title=12345)],
+        "'title' must be a string, not a number",
+    ),
+    "export_note_list.json": (
+        [_bookmark("00000000000000a6", note=["x"])],
+        "'note' must be a string, not a list",
+    ),
+    "export_far_future.json": (
+        [_bookmark("00000000000000a7", bookmarked_at=1e300)],
+        "too far in the future",
+    ),
+}
+
+
+def export_deep() -> bytes:
+    doc = orjson.dumps(_export([_bookmark("00000000000000a8")]))
+    return doc.replace(b'"extra":{}', b'"extra":{"nest":' + _deep(200).encode() + b"}")
+
+
+EXPORT_DEEP_EXPECTED = "nested"
+
+
+def main() -> None:
+    (HERE / "hostile.jsonl").write_bytes(jsonl())
+    (HERE / "hostile_digest.txt").write_bytes(digest())
+    (HERE / "hostile_listing.txt").write_bytes(listing())
+    for name, (bookmarks, _) in EXPORTS.items():
+        (HERE / name).write_bytes(orjson.dumps(_export(bookmarks), option=orjson.OPT_INDENT_2))
+    (HERE / "export_deep.json").write_bytes(export_deep())
+
+
+if __name__ == "__main__":
+    main()
