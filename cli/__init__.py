@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from . import __version__
-from .paths import ENV_HOME, data_dir
+from .. import __version__
+from ..paths import ENV_HOME, data_dir
 
 MAX_PROBLEMS_SHOWN = 20
 
@@ -49,7 +49,7 @@ def _write_json(value: Any) -> None:
 
 
 def _open_store(args: argparse.Namespace) -> Any:
-    from .store import Store
+    from ..store import Store
 
     return Store.open_dir(data_dir(args.data_dir))
 
@@ -60,7 +60,7 @@ def _open_store(args: argparse.Namespace) -> Any:
 def cmd_read(args: argparse.Namespace) -> int:
     """Open the reader. On a first start it shows at once and imports and groups the
     bundled corpus in a worker, with a progress bar."""
-    from .tui.app import TopicLensApp
+    from ..tui.app import TopicLensApp
 
     with _open_store(args) as store:
         TopicLensApp(store).run()
@@ -76,8 +76,8 @@ def _counts(report: Any) -> str:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .store.importer import import_file
-    from .store.models import ImportReport
+    from ..store.importer import import_file
+    from ..store.models import ImportReport
 
     total = ImportReport()
     shown = 0
@@ -91,7 +91,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                     _err(f"error: {problem}")
                 shown += 1
         if total.new_ids and store.topic_model() is not None:
-            from .clustering import assign_new
+            from ..clustering import assign_new
 
             placed = assign_new(store, total.new_ids)
             if placed:
@@ -107,7 +107,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_entries(args: argparse.Namespace) -> int:
-    from .store.text import fit_cells
+    from ..store.text import fit_cells
 
     with _open_store(args) as store:
         entries = store.entries()
@@ -122,7 +122,7 @@ def cmd_entries(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .store.export import (
+    from ..store.export import (
         FORMAT_NAMES,
         ExportError,
         collect,
@@ -159,9 +159,9 @@ def _progress_line(stage: str, fraction: float) -> None:
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
-    from .clustering import cluster_store
-    from .clustering.anchors import AnchorsError
-    from .store.importer import ensure_corpus
+    from ..clustering import cluster_store
+    from ..clustering.anchors import AnchorsError
+    from ..store.importer import ensure_corpus
 
     if args.k is not None and args.k < 1:
         _err("topiclens: --k must be at least 1")
@@ -211,7 +211,7 @@ def _topics_json(store: Any) -> dict[str, Any]:
 
 
 def cmd_topics(args: argparse.Namespace) -> int:
-    from .clustering import ensure_topics
+    from ..clustering import ensure_topics
 
     with _open_store(args) as store:
         ensure_topics(store)
@@ -326,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .store import StoreError
+    from ..store import StoreError
 
     parser = build_parser()
     args = parser.parse_args(argv)
