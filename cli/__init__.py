@@ -1,23 +1,20 @@
-"""The ``topiclens`` command line.
+"""The ``topiclens`` command line: the parser (one declaration per command) and ``main``.
 
-Heavy libraries (Textual, scikit-learn, jieba) are imported inside the commands that need
-them, so ``topiclens import`` or ``topiclens entries`` start in a blink.
+What each command does is in :mod:`.commands`. Every error is one line on standard error:
+argparse's too (a number out of range, an empty ``--data-dir``), with a pointer to
+``--help`` instead of the usage text.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-import orjson
 
 from .. import __version__
-from ..paths import ENV_HOME, data_dir
-
-MAX_PROBLEMS_SHOWN = 20
+from ..paths import ENV_HOME
+from ..store.text import terminal_line
+from . import commands as c
 
 DESCRIPTION = """\
 topiclens: a terminal reader for curated technical digests.
@@ -29,220 +26,64 @@ EPILOG = f"""\
 examples:
   topiclens                          open the reader
   topiclens import digest.txt        add entries from a digest, listing or JSON Lines file
+  cat f.jsonl | topiclens import -   the same from standard input
   topiclens entries --json           every entry as JSON
   topiclens export --format html     your bookmarks as one HTML page
 
 The store lives in the platform's data directory; --data-dir or ${ENV_HOME} moves it."""
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+MAX_K = 1000  # more topics than anyone reads; the clustering also caps k at the entry count
 
-def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
-
-
-def _err(text: str) -> None:
-    sys.stderr.write(text + "\n")
+# The formats `import --format` forces; the lead switches this to parsers.FORMATS at merge.
+IMPORT_FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
 
 
-def _write_json(value: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
-    sys.stdout.flush()
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: the message and where to read more."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {terminal_line(message)} (see {self.prog} --help)\n")
 
 
-def _open_store(args: argparse.Namespace) -> Any:
-    from ..store import Store
+def whole_number(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, else a one-line error."""
 
-    return Store.open_dir(data_dir(args.data_dir))
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            digits = text.strip().lstrip("+-")
+            if digits.isdigit():  # longer than Python converts: out of range all the same
+                raise argparse.ArgumentTypeError(
+                    f"{what} must be from {low} to {high}, not a {len(digits)}-digit number"
+                ) from None
+            raise argparse.ArgumentTypeError(
+                f"{what} must be a whole number, not {text!r}"
+            ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
 
 
-# --- commands ----------------------------------------------------------------------
-
-
-def cmd_read(args: argparse.Namespace) -> int:
-    """Open the reader. On a first start it shows at once and imports and groups the
-    bundled corpus in a worker, with a progress bar."""
-    from ..tui.app import TopicLensApp
-
-    with _open_store(args) as store:
-        TopicLensApp(store).run()
-    return 0
-
-
-def _counts(report: Any) -> str:
-    text = f"{report.new} new, {report.known} already known, {report.rejected} rejected"
-    restored = getattr(report, "bookmarks_restored", None)  # a JSON export read back
-    if restored is not None:
-        text += f"; {restored} bookmarks restored, {report.bookmarks_unchanged} unchanged"
+def folder(text: str) -> str:
+    """An argparse type: a folder name that is not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty name is no folder (leave --data-dir out for the default store)"
+        )
     return text
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    from ..store.importer import import_file
-    from ..store.models import ImportReport
-
-    total = ImportReport()
-    shown = 0
-    with _open_store(args) as store:
-        for path in args.paths:
-            report = import_file(store, path)
-            total.add(report)
-            _out(f"{path}: {_counts(report)}")
-            for problem in report.problems:
-                if shown < MAX_PROBLEMS_SHOWN:
-                    _err(f"error: {problem}")
-                shown += 1
-        if total.new_ids and store.topic_model() is not None:
-            from ..clustering import assign_new
-
-            placed = assign_new(store, total.new_ids)
-            if placed:
-                _out(
-                    f"{placed} new entries joined their nearest topic "
-                    "(to rethink the topics: topiclens cluster)"
-                )
-    if shown > MAX_PROBLEMS_SHOWN:
-        _err(f"error: … and {shown - MAX_PROBLEMS_SHOWN} more problems")
-    if len(args.paths) > 1:
-        _out(f"total: {_counts(total)}")
-    return 1 if total.rejected else 0
-
-
-def cmd_entries(args: argparse.Namespace) -> int:
-    from ..store.text import fit_cells
-
-    with _open_store(args) as store:
-        entries = store.entries()
-    if args.json:
-        _write_json({"entries": [e.to_json() for e in entries]})
-        return 0
-    for e in entries:
-        _out(f"{e.id}  {e.date or '----------'}  {fit_cells(e.source, 24):<24}  {e.title}")
-    return 0
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from ..store.export import (
-        FORMAT_NAMES,
-        ExportError,
-        collect,
-        count,
-        default_filename,
-        export_bookmarks,
-    )
-
-    with _open_store(args) as store:
-        try:
-            if args.output == "-":
-                export_bookmarks(store, args.format, None, topic_id=args.topic)
-                return 0
-            path = Path(args.output or default_filename(args.format))
-            n = count(collect(store, topic_id=args.topic))
-            written = export_bookmarks(
-                store, args.format, path, topic_id=args.topic, force=args.force
-            )
-        except ExportError as exc:
-            _err(f"topiclens: {exc}")
-            return 1
-    assert written is not None
-    noun = "bookmark" if n == 1 else "bookmarks"
-    _out(f"wrote {n} {noun} as {FORMAT_NAMES[args.format]} to {written.resolve()}")
-    if not n:
-        _err("topiclens: no bookmarks to export yet: press b on an entry in the reader")
-    return 0
-
-
-def _progress_line(stage: str, fraction: float) -> None:
-    if sys.stderr.isatty():
-        sys.stderr.write(f"\r{stage:<10} {fraction:4.0%}")
-        sys.stderr.flush()
-
-
-def cmd_cluster(args: argparse.Namespace) -> int:
-    from ..clustering import cluster_store
-    from ..clustering.anchors import AnchorsError
-    from ..store.importer import ensure_corpus
-
-    if args.k is not None and args.k < 1:
-        _err("topiclens: --k must be at least 1")
-        return 2
-    with _open_store(args) as store:
-        ensure_corpus(store)
-        try:
-            report = cluster_store(
-                store, k=args.k, anchors_path=args.anchors, progress=_progress_line
-            )
-        except AnchorsError as exc:
-            _err(f"topiclens: {exc}")
-            return 2
-        if sys.stderr.isatty():
-            sys.stderr.write("\r" + " " * 20 + "\r")
-        _out(
-            f"{report.entries} entries in {report.topics} topics "
-            f"({report.tokenized} tokenized, {report.cached} from the cache; "
-            f"{report.kept_ids} of them kept their id) in {report.seconds['total']:.1f} s"
-        )
-    return 0
-
-
-def _topics_json(store: Any) -> dict[str, Any]:
-    entries = {e.id: e for e in store.entries()}
-    out = []
-    for t in store.topics():
-        out.append(
-            {
-                "id": t.id,
-                "name": t.name,
-                "keywords": [k for k, _ in t.keywords],
-                "size": t.size,
-                "entries": [
-                    {
-                        "id": e.id,
-                        "title": e.title,
-                        "summary": e.summary,
-                        "source": e.source,
-                        "date": e.date,
-                    }
-                    for e in (entries[i] for i in store.topic_entry_ids(t.id) if i in entries)
-                ],
-            }
-        )
-    return {"topics": out}
-
-
-def cmd_topics(args: argparse.Namespace) -> int:
-    from ..clustering import ensure_topics
-
-    with _open_store(args) as store:
-        ensure_topics(store)
-        if args.json:
-            _write_json(_topics_json(store))
-            return 0
-        for t in store.topics():
-            words = ", ".join(k for k, _ in t.keywords[:5])
-            _out(f"{t.id:>4}  {t.size:>5}  {t.name}  ({words})")
-    return 0
-
-
-def cmd_rename_topic(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        try:
-            found = store.rename_topic(args.id, args.name)
-        except ValueError as exc:
-            _err(f"topiclens: {exc}")
-            return 2
-    if not found:
-        _err(f"topiclens: no topic with id {args.id}; `topiclens topics` lists them")
-        return 1
-    _out(f"topic {args.id} is now {args.name.strip()!r}; the name survives re-clustering")
-    return 0
 
 
 # --- parser ------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from ..store.export import FORMATS
+
+    parser = _Parser(
         prog="topiclens",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -251,10 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"topiclens {__version__}")
     parser.add_argument(
         "--data-dir",
+        type=folder,
         metavar="DIR",
         help=f"where the store lives (default: ${ENV_HOME}, else the platform's data dir)",
     )
-    parser.set_defaults(func=cmd_read)
+    parser.set_defaults(func=c.cmd_read)
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     def add(
@@ -266,44 +108,64 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add(
         "import",
-        cmd_import,
+        c.cmd_import,
         "import digest, listing or JSON Lines files into the store, or restore the "
         "bookmarks of a JSON export",
     )
     p.add_argument(
-        "paths", nargs="+", metavar="PATH", help="files to import (format detected from content)"
-    )
-
-    p = add(
-        "export",
-        cmd_export,
-        "export your bookmarks as Markdown, JSON, CSV or HTML (a JSON export is also a "
-        "backup: `topiclens import` restores it)",
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files to import, or - for standard input (format detected from content)",
     )
     p.add_argument(
-        "--format", choices=("md", "json", "csv", "html"), default="md", help="default: md"
+        "--format",
+        choices=IMPORT_FORMATS,
+        help="read every PATH as this format instead of detecting it",
+    )
+
+    labels = [f.label for f in FORMATS]
+    p = add(
+        "export",
+        c.cmd_export,
+        f"export your bookmarks as {', '.join(labels[:-1])} or {labels[-1]} (a JSON export "
+        "is also a backup: `topiclens import` restores it)",
+    )
+    p.add_argument(
+        "--format",
+        choices=[f.name for f in FORMATS],
+        default=FORMATS[0].name,
+        help=", ".join(f"{f.name}: {f.label}" for f in FORMATS) + f" (default: {FORMATS[0].name})",
     )
     p.add_argument(
         "--output",
         "-o",
         metavar="PATH",
-        help="file to write, or - for standard output "
+        help="file to write, or - (or /dev/stdout) for standard output "
         "(default: topiclens-bookmarks-DATE.FORMAT in the current directory)",
     )
-    p.add_argument("--topic", type=int, metavar="ID", help="only the bookmarks of this topic")
-    p.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
+    topic_id = whole_number(0, MAX_ID, "a topic id")
+    p.add_argument("--topic", type=topic_id, metavar="ID", help="only the bookmarks of this topic")
+    p.add_argument(
+        "--force", action="store_true", help="replace PATH if it is an existing regular file"
+    )
 
-    p = add("entries", cmd_entries, "list the entries in the store")
+    p = add("entries", c.cmd_entries, "list the entries in the store")
     p.add_argument(
         "--json", action="store_true", help="print JSON (one object with an 'entries' list)"
     )
 
     p = add(
         "cluster",
-        cmd_cluster,
+        c.cmd_cluster,
         "group every entry into topics again (topics keep their ids and your names)",
     )
-    p.add_argument("--k", type=int, metavar="N", help="number of topics (default: automatic)")
+    p.add_argument(
+        "--k",
+        type=whole_number(1, MAX_K, "--k"),
+        metavar="N",
+        help=f"number of topics, 1 to {MAX_K} (default: automatic)",
+    )
     p.add_argument(
         "--anchors",
         type=Path,
@@ -311,16 +173,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="a TOML file of topic anchors (name and seed terms) instead of the bundled one",
     )
 
-    p = add("topics", cmd_topics, "list the topics (grouping the entries first if needed)")
+    p = add("topics", c.cmd_topics, "list the topics (grouping the entries first if needed)")
     p.add_argument(
         "--json",
         action="store_true",
         help="print JSON: {topics: [{id, name, keywords, size, entries: [...]}]}",
     )
 
-    p = add("rename-topic", cmd_rename_topic, "give a topic your own name")
-    p.add_argument("id", type=int, metavar="ID", help="the topic's id (see `topiclens topics`)")
-    p.add_argument("name", metavar="NAME", help="the new name")
+    p = add("rename-topic", c.cmd_rename_topic, "give a topic your own name")
+    p.add_argument(
+        "id", type=topic_id, metavar="ID", help="the topic's id (see `topiclens topics`)"
+    )
+    p.add_argument("name", metavar="NAME", help="the new name (one line)")
 
     return parser
 
@@ -333,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except StoreError as exc:
-        _err(f"topiclens: {exc}")
+        c.err(f"topiclens: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130

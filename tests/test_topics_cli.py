@@ -166,7 +166,7 @@ def test_rename_survives_import_and_recluster(
     assert run(home, "rename-topic", str(other.id), "My own pile")[0] == 0
 
     status, out, _ = run(home, "import", str(_jsonl(tmp_path / "new.jsonl", NEW_ENTRIES)))
-    assert status == 0 and "2 new entries joined their nearest topic" in out
+    assert status == 0 and "2 entries joined their nearest topic" in out
     with Store.open_dir(home) as store:
         assert store.topic(spec.id).name == "Guess and check"
         new_id = store.search("Tree attention")[0]
