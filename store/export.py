@@ -152,10 +152,14 @@ def render_json(doc: ExportContent) -> bytes:
     return json_bytes(data)
 
 
-# orjson escapes only C0 controls; these other characters a terminal acts on (C1 controls,
-# bidi and format characters, as terminal_text decides) are written as \uXXXX escapes,
-# which every JSON reader turns back into the same text: the document stays lossless.
-_JSON_SUSPECT = re.compile("[\x7f-\x9f\u00ad\u0600-\u206f\ufeff-\ufffb\U000110bd-\U000e007f]")
+# orjson escapes only C0 controls; the other characters a terminal acts on (C1 controls,
+# bidi and format characters: terminal_text decides, this class only finds candidates) are
+# written as \uXXXX escapes, which every JSON reader turns back into the same text.
+_JSON_SUSPECT = re.compile(
+    "[\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f]"
+)
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -168,8 +172,11 @@ def _json_escape(match: re.Match[str]) -> str:
 
 def json_bytes(value: Any) -> bytes:
     """``value`` as indented JSON, safe to print on a terminal and read back exactly."""
-    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
-    return _JSON_SUSPECT.sub(_json_escape, text).encode("utf-8") + b"\n"
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
+    text = data.decode("utf-8")
+    if _JSON_SUSPECT.search(text) is None:
+        return data
+    return _JSON_SUSPECT.sub(_json_escape, text).encode("utf-8")
 
 
 # --- CSV ---------------------------------------------------------------------------------

@@ -40,42 +40,46 @@ code { font-size: .8rem; color: var(--muted); }
 
 
 def _h(text: str) -> str:
-    """One line of text as HTML text or an attribute value: controls dropped, escaped."""
+    """One line of data as HTML text or an attribute value: controls dropped, escaped."""
     return html.escape(terminal_line(text), quote=True)
 
 
-def _h_lines(text: str) -> str:
-    return "<br>".join(_h(line) for line in text_lines(text))
+def _h_lines(lines: list[str]) -> str:
+    """Lines from :func:`text_lines` (already safe), escaped and kept apart."""
+    return "<br>".join(html.escape(line, quote=True) for line in lines)
 
 
 def _html_item(i: ExportItem, out: list[str]) -> None:
     e = i.entry
-    title = _h(terminal_line(e.title))
+    title = _h(e.title)
     url = link_url(e.url)
     if url:
         title = f'<a href="{_h(url)}" rel="noopener noreferrer">{title}</a>'
-    out.append(f'<article id="e-{_h(e.id)}" data-id="{_h(e.id)}">')
+    eid = _h(e.id)
+    out.append(f'<article id="e-{eid}" data-id="{eid}">')
     out.append(f"<h3>{title}</h3>")
     meta = []
     if e.source:
-        meta.append(f'<span class="source">{_h(terminal_line(e.source))}</span>')
+        meta.append(f'<span class="source">{_h(e.source)}</span>')
     if e.category:
-        meta.append(f'<span class="category">{_h(terminal_line(e.category))}</span>')
+        meta.append(f'<span class="category">{_h(e.category)}</span>')
     if e.date:
-        meta.append(f'<span class="date"><time datetime="{_h(e.date)}">{_h(e.date)}</time></span>')
+        date = _h(e.date)
+        meta.append(f'<span class="date"><time datetime="{date}">{date}</time></span>')
     if e.url and not url:
-        meta.append(f'<span class="url">{_h(terminal_line(e.url))}</span>')
+        meta.append(f'<span class="url">{_h(e.url)}</span>')
     stamp = _h(time_text(i.bookmark.created_at))
     meta.append(
         f'<span class="bookmarked">bookmarked <time datetime="{stamp}">{stamp}</time></span>'
     )
     out.append(f'<p class="meta">{"".join(meta)}</p>')
-    out.append(f'<p class="summary">{_h_lines(e.summary)}</p>')
-    if text_lines(e.comment):
-        out.append(f'<blockquote class="comment">{_h_lines(e.comment)}</blockquote>')
-    if text_lines(i.bookmark.note):
-        out.append(f'<p class="note"><b>Note:</b> <span>{_h_lines(i.bookmark.note)}</span></p>')
-    out.append(f"<p><code>{_h(e.id)}</code></p>")
+    out.append(f'<p class="summary">{_h_lines(text_lines(e.summary))}</p>')
+    comment, note = text_lines(e.comment), text_lines(i.bookmark.note)
+    if comment:
+        out.append(f'<blockquote class="comment">{_h_lines(comment)}</blockquote>')
+    if note:
+        out.append(f'<p class="note"><b>Note:</b> <span>{_h_lines(note)}</span></p>')
+    out.append(f"<p><code>{eid}</code></p>")
     out.append("</article>")
 
 
@@ -105,14 +109,12 @@ def render_html(doc: ExportContent) -> bytes:
     if len(groups) > 1:
         out.append('<nav><ul class="toc">')
         for n, g in enumerate(groups):
-            out.append(
-                f'<li><a href="#topic-{n}">{_h(terminal_line(g.name))}</a> ({len(g.items)})</li>'
-            )
+            out.append(f'<li><a href="#topic-{n}">{_h(g.name)}</a> ({len(g.items)})</li>')
         out.append("</ul></nav>")
     for n, g in enumerate(groups):
         tid = "" if g.topic_id is None else str(g.topic_id)
         out.append(f'<section id="topic-{n}" data-topic-id="{tid}">')
-        out.append(f"<h2>{_h(terminal_line(g.name))}</h2>")
+        out.append(f"<h2>{_h(g.name)}</h2>")
         for i in g.items:
             _html_item(i, out)
         out.append("</section>")

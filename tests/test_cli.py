@@ -348,3 +348,15 @@ def test_the_reader_exits_non_zero_after_a_crash(
         topiclens.tui.app, "TopicLensApp", lambda store: _Reader(store, crash=crash)
     )
     assert main(["--data-dir", str(data_dir)]) == status
+
+
+def test_the_reader_start_does_not_import_the_exporters(tmp_path: Path):
+    code = (
+        "import sys; import topiclens.cli.commands as c; from topiclens.cli import main\n"
+        "c.cmd_read = lambda args: 0  # everything the reader's start does but the reader\n"
+        f"assert main(['--data-dir', {str(tmp_path)!r}]) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith('topiclens.store.export')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -36,6 +36,7 @@ from topiclens.store.export import (
     default_filename,
     export_bookmarks,
     iso_time,
+    json_bytes,
     md_escape_line,
     render,
     write_atomic,
@@ -866,3 +867,11 @@ def test_a_killed_export_leaves_a_temporary_that_the_next_one_removes(tmp_path: 
     write_atomic(target, b"whole")
     assert target.read_bytes() == b"whole"
     assert leftovers(tmp_path) == sorted([other.name, "out.json"])
+
+
+def test_json_escapes_every_character_a_terminal_acts_on_and_reads_back_exactly():
+    every = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    acted_on = "".join(ch for ch in every if ch not in "\n\t" and terminal_text(ch) != ch)
+    data = json_bytes({"text": acted_on})
+    assert orjson.loads(data) == {"text": acted_on}
+    assert all(terminal_text(ch) == ch for ch in data.decode("utf-8"))
