@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from .. import __version__
 from ..paths import ENV_HOME
@@ -43,7 +44,7 @@ IMPORT_FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: the message and where to read more."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {terminal_line(message)} (see {self.prog} --help)\n")
 
 
@@ -134,11 +135,11 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         "is also a backup: `topiclens import` restores it)",
     )
     if exporting:
-        from ..store.export import FORMATS
+        from ..store.export import FORMATS, format_names
 
         p.add_argument(
             "--format",
-            choices=[f.name for f in FORMATS],
+            choices=format_names(),
             default=FORMATS[0].name,
             help=", ".join(f"{f.name}: {f.label}" for f in FORMATS)
             + f" (default: {FORMATS[0].name})",

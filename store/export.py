@@ -265,19 +265,16 @@ class ExportDocument:
     problems: list[str]  # stored values written differently (see :func:`problems`)
 
 
-def build(
-    store: Store, fmt: str, *, topic_id: int | None = None, now: _dt.datetime | None = None
-) -> ExportDocument:
+def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocument:
     """The whole export document in format ``fmt`` (a name in FORMATS), with how many
-    bookmarks it holds and what it had to write differently from the store. ``now`` (UTC)
-    is the time the document says it was made; by default, now."""
+    bookmarks it holds and what it had to write differently from the store."""
     renderer = get_format(fmt).render
     groups = collect(store, topic_id=topic_id)
     topic_name = groups[0].name if topic_id is not None and groups else None
     if topic_id is not None and topic_name is None:
         topic = store.topic(topic_id)
         topic_name = topic.name if topic else None
-    content = ExportContent(groups, topic_name, now or _dt.datetime.now(_dt.UTC))
+    content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC))
     return ExportDocument(renderer(content), content.count, problems(groups))
 
 
