@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"store: {store.count_entries()} entries, {len(store.bookmarks())} bookmarks, "
                 f"20 topics; median of {args.repeat} runs"
             )
-            for fmt in FORMATS:
+            for fmt in (f.name for f in FORMATS):
                 seconds, data = timed(lambda fmt=fmt: render(store, fmt), args.repeat)
                 assert isinstance(data, bytes)
                 print(f"render {fmt:<5} {seconds * 1000:8.1f} ms  {len(data) / 1e6:6.2f} MB")

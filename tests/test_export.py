@@ -6,6 +6,12 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -25,16 +31,18 @@ from topiclens.store.export import (
     UNSORTED,
     ExportError,
     ExportExists,
+    build,
     collect,
     default_filename,
     export_bookmarks,
     iso_time,
+    json_bytes,
     md_escape_line,
     render,
     write_atomic,
 )
 from topiclens.store.importer import import_file
-from topiclens.store.text import entry_id
+from topiclens.store.text import entry_id, terminal_line, terminal_text
 
 # Entries written to break naive exporters: Markdown, HTML and CSV syntax, Chinese, several
 # lines, a javascript: URL, empty optional fields, extra metadata.
@@ -119,6 +127,13 @@ def seed(s: Store) -> None:
 
 
 @pytest.fixture
+def seeded_dir(data_dir: Path) -> Path:
+    with Store.open_dir(data_dir) as s:
+        seed(s)
+    return data_dir
+
+
+@pytest.fixture
 def store(tmp_path: Path):
     with Store.open_dir(tmp_path / "d") as s:
         seed(s)
@@ -145,11 +160,19 @@ def expected(store: Store) -> list[dict[str, Any]]:
 
 
 def lines_of(text: str) -> str:
-    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+    """A multi-line value as Markdown and HTML show it: its non-blank lines, each as a
+    terminal may show it."""
+    return "\n".join(line for line in map(terminal_line, text.splitlines()) if line)
 
 
 def one_line(text: str) -> str:
-    return " ".join(text.split())
+    return terminal_line(text)
+
+
+def csv_value(text: str) -> str:
+    """A value as a CSV cell holds it: safe for a terminal, and never a formula."""
+    text = terminal_text(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 # --- grouping ------------------------------------------------------------------------------
@@ -207,7 +230,7 @@ def test_default_filename():
     import datetime as dt
 
     today = dt.date.today().isoformat()
-    assert [default_filename(f) for f in FORMATS] == [
+    assert [default_filename(f.name) for f in FORMATS] == [
         f"topiclens-bookmarks-{today}.{f}" for f in ("md", "json", "csv", "html")
     ]
 
@@ -582,17 +605,14 @@ def test_write_atomic_failure_midway_leaves_nothing(tmp_path: Path, monkeypatch)
     assert leftovers(tmp_path) == ["out.json"]
 
 
-def test_export_bookmarks_writes_what_render_gives(store: Store, tmp_path: Path, monkeypatch):
-    import datetime as dt
-
-    from topiclens.store import export
-
-    moment = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
-    monkeypatch.setattr(export, "_now", lambda: moment)  # the documents say when they were made
-    for fmt in FORMATS:
+def test_export_bookmarks_writes_what_render_gives(store: Store, tmp_path: Path):
+    for fmt in (f.name for f in FORMATS):
         path = tmp_path / default_filename(fmt)
+        before = render(store, fmt)
         assert export_bookmarks(store, fmt, path) == path
-        assert path.read_bytes() == render(store, fmt)
+        after = render(store, fmt)
+        # the documents say when they were made: the file is one of the two renders
+        assert path.read_bytes() in (before, after)
     with pytest.raises(ExportExists):
         export_bookmarks(store, "md", tmp_path / default_filename("md"))
     assert export_bookmarks(store, "md", tmp_path / default_filename("md"), force=True)
@@ -626,11 +646,11 @@ def test_any_text_survives_every_format(
             )
         )
         assert (row["title"], row["summary"], row["comment"], row["note"], row["source"]) == (
-            title,
-            summary,
-            comment,
-            note,
-            source,
+            csv_value(title),
+            csv_value(summary),
+            csv_value(comment),
+            csv_value(note),
+            csv_value(source),
         )
         got = orjson.loads(render(s, "json"))["bookmarks"][0]
         assert (got["entry"]["title"], got["entry"]["summary"], got["note"]) == (
@@ -648,3 +668,210 @@ def test_any_text_survives_every_format(
             assert rec.get("note", "") == lines_of(b.note)
         assert page.records[0].get("source", "") == one_line(source)
         assert records[0]["facts"].get("Source", "") == one_line(source)
+
+
+# --- one registry of formats ------------------------------------------------------------------
+
+
+def test_the_registry_is_where_formats_come_from(capsys):
+    from topiclens.cli import main
+
+    names = [f.name for f in FORMATS]
+    assert len(set(names)) == len(names) and names[0] == "md"
+    for f in FORMATS:
+        assert f.extension.startswith(".") and default_filename(f.name).endswith(f.extension)
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert f"{{{','.join(names)}}}" in help_text  # the choices, in registry order
+    for f in FORMATS:
+        assert f"{f.name}: {f.label}" in help_text
+
+
+def test_docs_list_exactly_the_registered_formats():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text()
+    listed = re.search(r"`--format ([a-z|\\]+)`", doc)
+    assert listed is not None
+    assert listed.group(1).split("\\|") == [f.name for f in FORMATS]
+    for f in FORMATS:
+        assert f"- **{f.label}**" in doc
+
+
+# --- hostile values -------------------------------------------------------------------------
+
+
+def _one_bookmark(s: Store, **fields: Any) -> Entry:
+    spec = {
+        "title": "t",
+        "summary": "s",
+        "comment": "",
+        "source": "",
+        "category": "",
+        "date": None,
+        "url": None,
+        "note": "",
+    }
+    spec.update(fields)
+    e = make_entry(spec, 0)
+    s.add_entries([e])
+    s.set_bookmark(e.id, True, spec["note"] or None)
+    return e
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t"])
+def test_csv_cells_are_never_formulas(tmp_path: Path, start: str):
+    formula = f'{start}HYPERLINK("http://evil")'
+    with Store.open_dir(tmp_path / "d") as s:
+        _one_bookmark(
+            s, title=formula, summary=formula, comment=formula, source=formula, note=formula
+        )
+        text = render(s, "csv").decode("utf-8-sig")
+    row = dict(zip(CSV_COLUMNS, list(csv.reader(io.StringIO(text, newline="")))[1], strict=True))
+    for column in ("title", "summary", "comment", "source", "note"):
+        assert row[column] == "'" + formula, column
+
+
+def test_markdown_and_csv_drop_what_a_terminal_acts_on(tmp_path: Path):
+    evil = "a\x1b]52;c;cHduZWQ=\x07b\x9b2J\u202ec"
+    with Store.open_dir(tmp_path / "d") as s:
+        _one_bookmark(s, title=evil, summary=evil, comment=evil, source=evil, note=evil, date=evil)
+        for fmt in ("md", "csv", "html"):
+            text = render(s, fmt).decode("utf-8-sig")
+            shown = text.replace("\r\n", "\n")  # CSV's own record ends
+            assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", shown), fmt
+            assert "<U+202E>" in text or "&lt;U+202E&gt;" in text, fmt
+        doc = orjson.loads(render(s, "json"))
+    assert doc["bookmarks"][0]["entry"]["title"] == evil  # the backup keeps every byte
+
+
+def test_a_restored_id_cannot_leave_its_code_span(tmp_path: Path):
+    with Store.open_dir(tmp_path / "d") as s:
+        e = _one_bookmark(s)
+        s.add_entries([Entry("x`<img src=x>`", "t2", "s2")])
+        s.set_bookmark("x`<img src=x>`", True)
+        _, records = parse_markdown(render(s, "md"))
+    assert {r["facts"]["Id"] for r in records} == {e.id, "x`<img src=x>`"}
+
+
+def _set_bookmark_time(store_dir: Path, when: float) -> None:
+    conn = sqlite3.connect(store_dir / "topiclens.db")
+    with conn:
+        conn.execute("UPDATE bookmarks SET created_at = ?", (when,))
+    conn.close()
+
+
+@pytest.mark.parametrize("when", [1764500000000.0, 1e300, -1e300])
+def test_a_time_out_of_range_never_stops_an_export(tmp_path: Path, when: float):
+    home = tmp_path / "d"
+    with Store.open_dir(home) as s:
+        _one_bookmark(s)
+    _set_bookmark_time(home, when)
+    with Store.open_dir(home) as s:
+        for f in FORMATS:
+            doc = build(s, f.name)
+            assert doc.count == 1 and str(when) in doc.data.decode("utf-8-sig"), f.name
+            assert len(doc.problems) == 1 and "out of range" in doc.problems[0]
+        backup = orjson.loads(render(s, "json"))["bookmarks"][0]
+    assert backup["bookmarked_at"] == when  # exactly as stored
+
+
+def test_cli_reports_a_time_out_of_range_and_exports(cli, data_dir: Path, tmp_path: Path):
+    with Store.open_dir(data_dir) as s:
+        _one_bookmark(s)
+    _set_bookmark_time(data_dir, 1764500000000)
+    status, out, err = cli("export", "-o", str(tmp_path / "b.md"))
+    assert status == 0 and "wrote 1 bookmark as Markdown" in out
+    assert err.count("\n") == 1 and "warning" in err and "1764500000000" in err
+
+
+# --- where an export may be written ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_only_a_regular_file_is_ever_replaced(tmp_path: Path, force: bool):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    precious = tmp_path / "precious.md"
+    precious.write_bytes(b"precious")
+    link = tmp_path / "link.md"
+    link.symlink_to(precious)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for target, kind in (
+        (fifo, "named pipe"),
+        (link, "symbolic link"),
+        (folder, "is a directory"),
+    ):
+        with pytest.raises(ExportError, match=kind) as refused:
+            write_atomic(target, b"new", force=force)
+        assert not isinstance(refused.value, ExportExists)  # --force would not help
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink()
+    assert precious.read_bytes() == b"precious"
+    assert leftovers(tmp_path) == ["fifo", "folder", "link.md", "precious.md"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_device_is_never_replaced_even_by_root(tmp_path: Path):
+    device = tmp_path / "null"
+    os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
+    with pytest.raises(ExportError, match="is a device"):
+        write_atomic(device, b"new", force=True)
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+
+
+def test_cli_refuses_a_fifo_with_force_in_one_line(cli, seeded_dir: Path, tmp_path: Path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    status, out, err = cli("export", "-o", str(fifo), "--force")
+    assert status == 1 and out == "" and err.count("\n") == 1
+    assert "named pipe" in err and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_special_mode_bits_are_never_copied(tmp_path: Path):
+    target = tmp_path / "out.md"
+    target.write_bytes(b"old")
+    target.chmod(0o6755 if os.geteuid() == 0 else 0o2755)  # setuid only root may set
+    write_atomic(target, b"new", force=True)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdout"])
+def test_cli_writes_standard_output(cli, seeded_dir: Path, name: str):
+    status, out, err = cli("export", "--format", "json", "-o", name)
+    assert status == 0 and err == ""
+    assert orjson.loads(out.encode("utf-8"))["count"] == 5
+
+
+def test_a_killed_export_leaves_a_temporary_that_the_next_one_removes(tmp_path: Path):
+    target = tmp_path / "out.json"
+    code = (
+        "import os, sys, time; from pathlib import Path\n"
+        "from topiclens.store.export import write_atomic\n"
+        "os.fsync = lambda fd: time.sleep(60)  # hold the write open until killed\n"
+        f"write_atomic(Path({str(target)!r}), b'half')\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        for _ in range(200):
+            if leftovers(tmp_path):
+                break
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+    stale = leftovers(tmp_path)
+    assert len(stale) == 1 and stale[0].startswith(".out.json.") and not target.exists()
+    host, _pid, rest = stale[0].removeprefix(".out.json.topiclens.").split(".", 2)
+    other = tmp_path / f".out.json.topiclens.{host}.{os.getpid()}.{rest}"  # a live writer's
+    other.write_bytes(b"busy")
+    write_atomic(target, b"whole")
+    assert target.read_bytes() == b"whole"
+    assert leftovers(tmp_path) == sorted([other.name, "out.json"])
+
+
+def test_json_escapes_every_character_a_terminal_acts_on_and_reads_back_exactly():
+    every = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    acted_on = "".join(ch for ch in every if ch not in "\n\t" and terminal_text(ch) != ch)
+    data = json_bytes({"text": acted_on})
+    assert orjson.loads(data) == {"text": acted_on}
+    assert all(terminal_text(ch) == ch for ch in data.decode("utf-8"))

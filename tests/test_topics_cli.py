@@ -166,7 +166,7 @@ def test_rename_survives_import_and_recluster(
     assert run(home, "rename-topic", str(other.id), "My own pile")[0] == 0
 
     status, out, _ = run(home, "import", str(_jsonl(tmp_path / "new.jsonl", NEW_ENTRIES)))
-    assert status == 0 and "2 new entries joined their nearest topic" in out
+    assert status == 0 and "2 entries joined their nearest topic" in out
     with Store.open_dir(home) as store:
         assert store.topic(spec.id).name == "Guess and check"
         new_id = store.search("Tree attention")[0]
@@ -275,3 +275,24 @@ def test_cluster_with_k_and_own_anchors(tmp_path: Path, run: Callable[..., CliRe
         names = [t.name for t in store.topics()]
     assert "Squeezing bits" in names and "Speculative decoding" not in names
     assert len(names) >= 8
+
+
+def test_rerun_of_a_cut_off_import_places_what_was_left_without_a_topic(
+    clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
+):
+    """An import killed after its entries were stored but before they were placed: the
+    same import run again adds nothing, and places them."""
+    home = tmp_path / "home"
+    shutil.copytree(clustered, home)
+    source = _jsonl(tmp_path / "new.jsonl", NEW_ENTRIES)
+    with Store.open_dir(home) as store:
+        from topiclens.store.importer import import_file
+
+        report = import_file(store, source)  # stored, not placed: where the kill came
+        assert sorted(store.unassigned_ids()) == sorted(report.new_ids)
+    status, out, err = run(home, "import", str(source))
+    assert status == 0, err
+    assert "0 new, 2 already known" in out and "2 entries joined their nearest topic" in out
+    with Store.open_dir(home) as store:
+        assert store.unassigned_ids() == []
+        assert len(store.assignments()) == 111

@@ -344,8 +344,8 @@ class ExportScreen(ModalScreen[Path | None]):
         self.store = store
         from topiclens.store.export import FORMATS, default_filename
 
-        self.formats = FORMATS
-        self.fmt = FORMATS[0]
+        self.formats = tuple(f.name for f in FORMATS)
+        self.fmt = self.formats[0]
         self.default_filename = default_filename
 
     def compose(self) -> ComposeResult:

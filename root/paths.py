@@ -9,7 +9,9 @@ ENV_HOME = "TOPICLENS_HOME"
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    if override:
+    if override is not None:
+        if not str(override).strip():  # "" is a mistake, never a quiet way to the default
+            raise ValueError("an empty data directory name names no folder")
         return Path(override).expanduser()
     env = os.environ.get(ENV_HOME)
     if env:

@@ -1,0 +1,213 @@
+"""The ``topiclens`` command line: the parser (one declaration per command) and ``main``.
+
+What each command does is in :mod:`.commands`. Every error is one line on standard error:
+argparse's too (a number out of range, an empty ``--data-dir``), with a pointer to
+``--help`` instead of the usage text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from .. import __version__
+from ..paths import ENV_HOME
+from ..store.text import terminal_line
+from . import commands as c
+
+DESCRIPTION = """\
+topiclens: a terminal reader for curated technical digests.
+
+With no command, opens the reader on your store (on a first start, the bundled
+corpus is imported and grouped into topics for you)."""
+
+EPILOG = f"""\
+examples:
+  topiclens                          open the reader
+  topiclens import digest.txt        add entries from a digest, listing or JSON Lines file
+  cat f.jsonl | topiclens import -   the same from standard input
+  topiclens entries --json           every entry as JSON
+  topiclens export --format html     your bookmarks as one HTML page
+
+The store lives in the platform's data directory; --data-dir or ${ENV_HOME} moves it."""
+
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+MAX_K = 1000  # more topics than anyone reads; the clustering also caps k at the entry count
+
+# The formats `import --format` forces; the lead switches this to parsers.FORMATS at merge.
+IMPORT_FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: the message and where to read more."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {terminal_line(message)} (see {self.prog} --help)\n")
+
+
+def whole_number(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, else a one-line error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            digits = text.strip().lstrip("+-")
+            if digits.isdigit():  # longer than Python converts: out of range all the same
+                raise argparse.ArgumentTypeError(
+                    f"{what} must be from {low} to {high}, not a {len(digits)}-digit number"
+                ) from None
+            raise argparse.ArgumentTypeError(
+                f"{what} must be a whole number, not {text!r}"
+            ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
+
+
+def folder(text: str) -> str:
+    """An argparse type: a folder name that is not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty name is no folder (leave --data-dir out for the default store)"
+        )
+    return text
+
+
+# --- parser ------------------------------------------------------------------------
+
+
+def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
+    """The whole command line. With ``exporting`` False, the export command is declared
+    without its ``--format`` (and the exporters are not imported): ``main`` passes False
+    when the command line does not name export, so the reader's start never pays for them
+    (importing them took 15 ms on a loaded 2-core machine)."""
+    parser = _Parser(
+        prog="topiclens",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"topiclens {__version__}")
+    parser.add_argument(
+        "--data-dir",
+        type=folder,
+        metavar="DIR",
+        help=f"where the store lives (default: ${ENV_HOME}, else the platform's data dir)",
+    )
+    parser.set_defaults(func=c.cmd_read)
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def add(
+        name: str, func: Callable[[argparse.Namespace], int], help: str
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(func=func)
+        return p
+
+    p = add(
+        "import",
+        c.cmd_import,
+        "import digest, listing or JSON Lines files into the store, or restore the "
+        "bookmarks of a JSON export",
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files to import, or - for standard input (format detected from content)",
+    )
+    p.add_argument(
+        "--format",
+        choices=IMPORT_FORMATS,
+        help="read every PATH as this format instead of detecting it",
+    )
+
+    p = add(
+        "export",
+        c.cmd_export,
+        "export your bookmarks (`topiclens export --help` lists the formats; a JSON export "
+        "is also a backup: `topiclens import` restores it)",
+    )
+    if exporting:
+        from ..store.export import FORMATS, format_names
+
+        p.add_argument(
+            "--format",
+            choices=format_names(),
+            default=FORMATS[0].name,
+            help=", ".join(f"{f.name}: {f.label}" for f in FORMATS)
+            + f" (default: {FORMATS[0].name})",
+        )
+    p.add_argument(
+        "--output",
+        "-o",
+        metavar="PATH",
+        help="file to write, or - (or /dev/stdout) for standard output "
+        "(default: topiclens-bookmarks-DATE.FORMAT in the current directory)",
+    )
+    topic_id = whole_number(0, MAX_ID, "a topic id")
+    p.add_argument("--topic", type=topic_id, metavar="ID", help="only the bookmarks of this topic")
+    p.add_argument(
+        "--force", action="store_true", help="replace PATH if it is an existing regular file"
+    )
+
+    p = add("entries", c.cmd_entries, "list the entries in the store")
+    p.add_argument(
+        "--json", action="store_true", help="print JSON (one object with an 'entries' list)"
+    )
+
+    p = add(
+        "cluster",
+        c.cmd_cluster,
+        "group every entry into topics again (topics keep their ids and your names)",
+    )
+    p.add_argument(
+        "--k",
+        type=whole_number(1, MAX_K, "the number of topics"),
+        metavar="N",
+        help=f"number of topics, 1 to {MAX_K} (default: automatic)",
+    )
+    p.add_argument(
+        "--anchors",
+        type=Path,
+        metavar="FILE",
+        help="a TOML file of topic anchors (name and seed terms) instead of the bundled one",
+    )
+
+    p = add("topics", c.cmd_topics, "list the topics (grouping the entries first if needed)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON: {topics: [{id, name, keywords, size, entries: [...]}]}",
+    )
+
+    p = add("rename-topic", c.cmd_rename_topic, "give a topic your own name")
+    p.add_argument(
+        "id", type=topic_id, metavar="ID", help="the topic's id (see `topiclens topics`)"
+    )
+    p.add_argument("name", metavar="NAME", help="the new name (one line)")
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from ..store import StoreError
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(exporting="export" in argv)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except StoreError as exc:
+        c.err(f"topiclens: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,268 @@
+"""What each ``topiclens`` command does (the parser that reaches them is in ``__init__``).
+
+Heavy libraries (Textual, scikit-learn, jieba) are imported inside the commands that need
+them, so ``topiclens import`` or ``topiclens entries`` start in a blink. Every value from
+the data passes :func:`~topiclens.store.text.terminal_line` before it is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..paths import data_dir
+from ..store.text import cell_width, fit_cells, terminal_line, terminal_text
+
+MAX_PROBLEMS_SHOWN = 20
+SOURCE_CELLS = 24  # the source column of `entries`, in terminal cells
+
+
+def out(text: str = "") -> None:
+    """One line to standard output; its data fields are already safe (terminal_line)."""
+    sys.stdout.write(terminal_text(text) + "\n")
+
+
+def err(text: str) -> None:
+    """One line to standard error."""
+    sys.stderr.write(terminal_line(text) + "\n")
+
+
+def write_bytes(data: bytes) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+def write_json(value: Any) -> None:
+    from ..store.export import json_bytes
+
+    write_bytes(json_bytes(value))
+
+
+def open_store(args: argparse.Namespace) -> Any:
+    from ..store import Store
+
+    return Store.open_dir(data_dir(args.data_dir))
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """Open the reader. On a first start it shows at once and imports and groups the
+    bundled corpus in a worker, with a progress bar. Exits non-zero if the reader
+    crashed (Textual sets the return code to 1 on an unhandled exception)."""
+    from ..tui.app import TopicLensApp
+
+    with open_store(args) as store:
+        app = TopicLensApp(store)
+        app.run()
+    return app.return_code or 0
+
+
+def _counts(report: Any) -> str:
+    text = f"{report.new} new, {report.known} already known, {report.rejected} rejected"
+    restored = getattr(report, "bookmarks_restored", None)  # a JSON export read back
+    if restored is not None:
+        text += f"; {restored} bookmarks restored, {report.bookmarks_unchanged} unchanged"
+    return text
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from ..store.importer import import_file
+    from ..store.models import ImportReport
+
+    # Passed only when given, so this works with an importer that predates the option.
+    options = {"fmt": args.format} if args.format else {}
+    total = ImportReport()
+    shown = 0
+    with open_store(args) as store:
+        for path in args.paths:
+            report = import_file(store, path, **options)
+            total.add(report)
+            out(f"{terminal_line(path)}: {_counts(report)}")
+            for problem in report.problems:
+                if shown < MAX_PROBLEMS_SHOWN:
+                    err(f"error: {problem}")
+                shown += 1
+        _place_unassigned(store)
+    if shown > MAX_PROBLEMS_SHOWN:
+        err(f"error: … and {shown - MAX_PROBLEMS_SHOWN} more problems")
+    if len(args.paths) > 1:
+        out(f"total: {_counts(total)}")
+    return 1 if total.rejected else 0
+
+
+def _place_unassigned(store: Any) -> None:
+    """Put every entry in no topic into its nearest one, not only this import's: a rerun
+    of a cut-off import (or one that raced a re-cluster) leaves nothing unplaced."""
+    if store.topic_model() is None:
+        return
+    waiting = store.unassigned_ids()
+    if not waiting:
+        return
+    from ..clustering import assign_new
+
+    placed = assign_new(store, waiting)
+    if placed:
+        noun = "entry" if placed == 1 else "entries"
+        out(
+            f"{placed} {noun} joined their nearest topic (to rethink the topics: topiclens cluster)"
+        )
+
+
+def entry_line(e: Any) -> str:
+    """One entry of `entries`: id, date, source (cut to its column), title."""
+    source = fit_cells(terminal_line(e.source), SOURCE_CELLS)
+    pad = " " * (SOURCE_CELLS - cell_width(source))
+    date = terminal_line(e.date) if e.date else "----------"
+    return f"{terminal_line(e.id)}  {date}  {source}{pad}  {terminal_line(e.title)}"
+
+
+def cmd_entries(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        entries = store.entries()
+    if args.json:
+        write_json({"entries": [e.to_json() for e in entries]})
+        return 0
+    for e in entries:
+        out(entry_line(e))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..store.export import (
+        ExportError,
+        build,
+        check_target,
+        default_filename,
+        get_format,
+        is_stdout,
+        write_atomic,
+    )
+
+    fmt = get_format(args.format)
+    to_stdout = is_stdout(args.output)
+    path = None if to_stdout else Path(args.output or default_filename(fmt.name)).expanduser()
+    with open_store(args) as store:
+        try:
+            if path is not None:
+                check_target(path, force=args.force)  # fail before rendering anything
+            doc = build(store, fmt.name, topic_id=args.topic)
+            if path is None:
+                write_bytes(doc.data)
+            else:
+                path = write_atomic(path, doc.data, force=args.force)
+        except ExportError as exc:
+            err(f"topiclens: {exc}")
+            return 1
+    for problem in doc.problems:
+        err(f"topiclens: warning: {problem}")
+    if path is None:
+        return 0
+    noun = "bookmark" if doc.count == 1 else "bookmarks"
+    out(f"wrote {doc.count} {noun} as {fmt.label} to {terminal_line(str(path.resolve()))}")
+    if not doc.count:
+        err("topiclens: no bookmarks to export yet: press b on an entry in the reader")
+    return 0
+
+
+def _progress_line(stage: str, fraction: float) -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\r{stage:<10} {fraction:4.0%}")
+        sys.stderr.flush()
+
+
+def cmd_cluster(args: argparse.Namespace) -> int:
+    from ..clustering import cluster_store
+    from ..clustering.anchors import AnchorsError
+    from ..store.importer import ensure_corpus
+
+    with open_store(args) as store:
+        ensure_corpus(store)
+        try:
+            report = cluster_store(
+                store, k=args.k, anchors_path=args.anchors, progress=_progress_line
+            )
+        except AnchorsError as exc:
+            err(f"topiclens: {exc}")
+            return 2
+        if sys.stderr.isatty():
+            sys.stderr.write("\r" + " " * 20 + "\r")
+        out(
+            f"{report.entries} entries in {report.topics} topics "
+            f"({report.tokenized} tokenized, {report.cached} from the cache; "
+            f"{report.kept_ids} of them kept their id) in {report.seconds['total']:.1f} s"
+        )
+    return 0
+
+
+def _topics_json(store: Any) -> dict[str, Any]:
+    entries = {e.id: e for e in store.entries()}
+    topics = []
+    for t in store.topics():
+        members = (entries[i] for i in store.topic_entry_ids(t.id) if i in entries)
+        topics.append(
+            {
+                "id": t.id,
+                "name": t.name,
+                "keywords": [k for k, _ in t.keywords],
+                "size": t.size,
+                "entries": [
+                    {
+                        "id": e.id,
+                        "title": e.title,
+                        "summary": e.summary,
+                        "source": e.source,
+                        "date": e.date,
+                    }
+                    for e in members
+                ],
+            }
+        )
+    return {"topics": topics}
+
+
+def topic_line(t: Any) -> str:
+    """One topic of `topics`: id, size, name, its first five keywords."""
+    words = ", ".join(terminal_line(k) for k, _ in t.keywords[:5])
+    return f"{t.id:>4}  {t.size:>5}  {terminal_line(t.name)}  ({words})"
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    from ..clustering import ensure_topics
+
+    with open_store(args) as store:
+        ensure_topics(store)
+        if args.json:
+            write_json(_topics_json(store))
+            return 0
+        for t in store.topics():
+            out(topic_line(t))
+    return 0
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a topic name (names are one line of visible text), or None."""
+    for ch in name:
+        if ch in "\n\r\t\v\f\u2028\u2029" or terminal_text(ch) != ch:
+            what = "a line break" if ch in "\n\r\v\f\u2028\u2029" else "a control character"
+            return f"a topic name is one line of text; this one holds {what} (U+{ord(ch):04X})"
+    return None
+
+
+def cmd_rename_topic(args: argparse.Namespace) -> int:
+    problem = name_problem(args.name)
+    if problem:
+        err(f"topiclens: {problem}")
+        return 2
+    with open_store(args) as store:
+        try:
+            found = store.rename_topic(args.id, args.name)
+        except ValueError as exc:
+            err(f"topiclens: {exc}")
+            return 2
+    if not found:
+        err(f"topiclens: no topic with id {args.id}; `topiclens topics` lists them")
+        return 1
+    out(f"topic {args.id} is now {args.name.strip()!r}; the name survives re-clustering")
+    return 0
