@@ -15,6 +15,7 @@ from typing import NoReturn
 
 from .. import __version__
 from ..paths import ENV_HOME
+from ..store.models import SOURCE_FORMATS
 from ..store.text import terminal_line
 from . import commands as c
 
@@ -36,9 +37,6 @@ The store lives in the platform's data directory; --data-dir or ${ENV_HOME} move
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer
 MAX_K = 1000  # more topics than anyone reads; the clustering also caps k at the entry count
-
-# The formats `import --format` forces; the lead switches this to parsers.FORMATS at merge.
-IMPORT_FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -124,7 +122,7 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--format",
-        choices=IMPORT_FORMATS,
+        choices=SOURCE_FORMATS,
         help="read every PATH as this format instead of detecting it",
     )
 

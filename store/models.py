@@ -11,6 +11,10 @@ import orjson
 
 from . import jsonvalues
 
+# The source formats an import reads (`import --format` forces one): defined here, where
+# the command line can read them without loading the parsers at the reader's start.
+SOURCE_FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
+
 # The entries table's columns, in the order of :meth:`Entry.to_row` and :meth:`Entry.from_row`.
 ENTRY_COLUMNS: tuple[str, ...] = (
     "id",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonvalues
-from .models import Entry, ParseResult, Problem
+from .models import SOURCE_FORMATS, Entry, ParseResult, Problem
 from .reading import BOM as BOM  # (the byte-order mark, here since the first version)
 from .reading import (
     STDIN,
@@ -32,7 +32,7 @@ from .reading import (
 from .text import cell_width, derive_title, detect_language, entry_id, fit_cells
 
 # The input formats by name: ``--format`` offers these (detection picks one otherwise).
-FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
+FORMATS = SOURCE_FORMATS
 NOISE_WORDS = ("评论", "点赞", "收藏")
 _NOISE_PREFIX = re.compile(rf"^(?:{'|'.join(NOISE_WORDS)})+\s*")
 _DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")

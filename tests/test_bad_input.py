@@ -233,7 +233,7 @@ def test_hostile_json_lines_are_stored_as_written(store):
 
 @pytest.mark.parametrize("name", [*sorted(CORPUS.EXPORTS), "export_deep.json"])
 def test_hostile_exports_are_refused_whole_and_exports_keep_working(store, name):
-    from topiclens.store.export import FORMATS, render
+    from topiclens.store.export import format_names, render
     from topiclens.store.importer import import_file
 
     import_file(store, HOSTILE / "hostile_digest.txt")
@@ -245,7 +245,7 @@ def test_hostile_exports_are_refused_whole_and_exports_keep_working(store, name)
     assert fragment in report.problems[0].message, report.problems
     assert str(report.problems[0]).startswith(f"{HOSTILE / name}:")
     assert dump_store(store.path) == before
-    for fmt in FORMATS:
+    for fmt in format_names():
         assert render(store, fmt)
 
 
