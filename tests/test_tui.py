@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import READER_TOPICS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.pilot import Pilot
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
@@ -923,3 +926,204 @@ def test_visited_topics_stay_in_memory_up_to_a_row_budget(
             assert cached[back] == store.topic_rows(back.topic_id)
 
     run(reader_store, scenario)
+
+
+# --- hostile text: nothing from the data drives the terminal or parses as markup -------
+
+HOSTILE = (
+    "clipboard \x1b]52;c;cHduZWQ=\x07 set",
+    "window \x1b]0;pwned\x07 title",
+    "screen \x1b[2J cleared",
+    "c1 \x9b31m csi and \x85 next line",
+    "bidi \u202eoverride\u202c here",
+    "isolate \u2066inside\u2069 here",
+    "closing [/] tag",
+    "[@click=app.quit]click me[/]",
+    "[b]bold[/b] KV cache [WIP]",
+    "tab\tand\nnewline \x00 nul \x7f del",
+)
+# what a terminal would act on: C0 but tab and newline, DEL, C1, and bidi controls
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+TOPIC_NAMES = ("C++ [/draft]", "[@click=app.quit]quit[/]", "KV cache [WIP] \x1b]0;t\x07\u202e")
+
+
+@pytest.fixture
+def hostile_store(reader_store: Path) -> Path:
+    """The reader store, plus entries whose every field is hostile (newest, so the first
+    topic shows them first), topics with markup in their names and a hostile note."""
+    from topiclens.store.models import Entry
+
+    with Store(reader_store) as store:
+        first = store.topics()[0]
+        entries = [
+            Entry(
+                f"{i:016x}",
+                title,
+                f"summary {title}\nsecond line {title}",
+                comment=f"comment {title}",
+                source=f"src {title}",
+                category=title,
+                date="2099-01-01",
+                url=f"https://example.com/{title}",
+            )
+            for i, title in enumerate(HOSTILE)
+        ]
+        store.add_entries(entries)
+        ids = [e.id for e in entries]
+        store.add_assignments(
+            {e: (first.id, 0.5, ["[/]", "\x1b]0;term\x07"]) for e in ids},
+            {e: [(o, 0.5) for o in ids if o != e][:3] for e in ids},
+        )
+        for topic, name in zip(store.topics(), TOPIC_NAMES, strict=False):
+            store.rename_topic(topic.id, name)
+        store.set_note(ids[0], "note \x1b]52;c;cHduZWQ=\x07 [/] [b]x\nline two")
+    return reader_store
+
+
+def screen_lines(app: TopicLensApp) -> list[str]:
+    """The text of every cell line of the screen as the terminal gets it (toasts and
+    dialogs included), from Textual's compositor: no public API gives the whole screen."""
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, tmp_path: Path):
+    keymap = tmp_path / "keymap.toml"
+    # a key that is markup, and an unknown id with escapes that the keymap toast names
+    keymap.write_text('toggle-bookmark = "[/]"\n"\\u001b]0;pwned\\u0007[/]" = "z"\n')
+    seen: list[str] = []
+
+    async def look(app: TopicLensApp, pilot: Pilot[None], where: str) -> list[str]:
+        await settle(pilot)
+        lines = screen_lines(app)
+        bad = [line for line in lines if FORBIDDEN.search(line)]
+        assert not bad, (where, bad)
+        seen.extend(lines)
+        return lines
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        lines = await look(app, pilot, "start")
+        assert any("pwned" in line for line in lines)  # the keymap's toast names the id
+        assert any("C++ [/draft]" in line for line in lines)  # exactly as named
+        assert any("KV cache [WIP]" in line for line in lines)
+        assert s.entry_list.rows[0][1] == HOSTILE[0]  # the store keeps what was imported
+        await pilot.press("l")
+        for n in range(len(HOSTILE)):
+            await look(app, pilot, f"entry {n}")
+            await pilot.press("j")
+        for keys in (["G"], ["h", "j"], ["j"], ["B"], ["o"], ["escape"], ["question_mark"]):
+            await pilot.press(*keys)
+            await look(app, pilot, str(keys))
+        await pilot.press("escape", "h", "g", "l")
+        await pilot.press("N")
+        await look(app, pilot, "note")
+        await pilot.press("escape", "e")
+        await look(app, pilot, "export")
+        await pilot.press("escape", "slash", *"x[/]", "enter")
+        lines = await look(app, pilot, "search")
+        assert s.view == View("search", query="x[/]")
+        assert any("Search: x[/]" in line for line in lines)
+        await pilot.press("ctrl+p", *"jump to topic")
+        await pilot.pause(0.3)
+        await look(app, pilot, "palette")
+        await pilot.press("escape")
+        assert app.is_running
+
+    run(hostile_store, scenario, keymap=keymap)
+    shown = "\n".join(seen)
+    as_written = ("[@click=app.quit]click me[/]", "[b]bold[/b] KV cache [WIP]")
+    for text in ("clipboard ]52;c;cHduZWQ= set", *as_written):
+        assert text in shown, text  # controls dropped, markup shown as written
+    assert "bidi <U+202E>override<U+202C> here" in shown
+
+
+def test_markup_in_data_triggers_no_action(hostile_store: Path):
+    """Text reading ``[@click=app.quit]…`` in a topic's line, the entries' border title,
+    an entry's title and the overview: a click on it does what a click there always does."""
+    from rich.cells import cell_len
+
+    async def click_text(pilot: Pilot[None], text: str) -> None:
+        lines = screen_lines(pilot.app)
+        y = next(y for y, line in enumerate(lines) if text in line)
+        x = cell_len(lines[y][: lines[y].index(text)]) + 2
+        await pilot.click(offset=(x, y))
+        await settle(pilot)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await click_text(pilot, "[@click=app.quit]q")  # the topic's line, cut to fit
+        assert "@click" in str(s.entry_list.border_title)
+        await click_text(pilot, "[@click=app.quit]quit[/] ·")  # the entries' border title
+        await click_text(pilot, "C++ [/draft]")  # back to the topic of the hostile entries
+        await click_text(pilot, "[@click=app.quit]click me[/]")  # an entry's title
+        assert s.detail is not None and s.detail.entry.title.startswith("[@click")
+        await pilot.press("o")
+        await click_text(pilot, "[@click=app.quit]quit[/]")  # the overview
+        assert app.is_running and app.return_code is None
+
+    run(hostile_store, scenario)
+
+
+def test_closing_while_topics_are_grouped_is_quiet(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+):
+    """Quit during the first start's grouping: the worker stops at its next progress
+    report (so the clustering's process pool ends with it), and nothing is printed."""
+    import threading
+
+    import topiclens.clustering
+    from topiclens.tui.main_screen import PrepareCancelled
+
+    started, stopped = threading.Event(), threading.Event()
+    reports: list[BaseException] = []
+
+    def slow_ensure_topics(store: Store, progress=None) -> bool:  # type: ignore[no-untyped-def]
+        started.set()
+        try:
+            for _ in range(400):
+                progress("kmeans", 0.5)
+                threading.Event().wait(0.01)
+        except BaseException as exc:  # what the reader raised to stop the work
+            reports.append(exc)
+            raise
+        finally:
+            stopped.set()
+        return True
+
+    monkeypatch.setattr(topiclens.clustering, "ensure_topics", slow_ensure_topics, raising=False)
+    data_dir.mkdir(parents=True)
+
+    async def go() -> None:
+        with Store.open_dir(data_dir) as store:
+            app = TopicLensApp(store, keymap_file=data_dir / "none.toml", poll_interval=60)
+            async with app.run_test(size=SIZE) as pilot:
+                for _ in range(200):
+                    if started.is_set():
+                        break
+                    await pilot.pause(0.05)
+                await pilot.press("q")
+            assert stopped.wait(5)
+
+    asyncio.run(go())
+    assert [type(e) for e in reports] == [PrepareCancelled]
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(), min_size=3, max_size=3), st.integers(4, 120))
+def test_detail_and_list_lines_never_carry_a_control(texts: list[str], width: int):
+    """Whatever an entry, topic or note holds, the lines the panes are drawn from hold no
+    control character and no bidi control."""
+    from topiclens.store.models import Bookmark, Entry, Topic
+    from topiclens.tui.model import Detail
+    from topiclens.tui.widgets import TopicItem, TopicList, detail_paragraphs, render_paragraphs
+
+    a, b, c = texts
+    entry = Entry("0" * 16, a, b, comment=c, source=c, category=a, date=b, url=a)
+    topic = Topic(1, c, [(a, 1.0), (b, 0.5)], 3)
+    detail = Detail(entry, topic, 0.5, [a, c], [], Bookmark("0" * 16, 0.0, b), False)
+    lines = render_paragraphs(detail_paragraphs(detail), width)
+    texts_shown = ["".join(text for text, _ in line) for line in lines]
+    item = TopicItem(View("topic", 1), a, 3, 1)
+    texts_shown.append("".join(text for text, _ in TopicList._prompt(item, width)))
+    for line in texts_shown:
+        assert not FORBIDDEN.search(line), repr(line)

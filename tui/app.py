@@ -15,6 +15,7 @@ from topiclens.store import Store
 
 from .commands import APP as APP_COMMANDS
 from .commands import MAIN, bindings
+from .display import terminal_line
 from .keymap import keymap_path, load_keymap
 from .main_screen import MainScreen
 
@@ -75,7 +76,9 @@ class TopicLensApp(App[None]):
 
     def on_mount(self) -> None:
         for problem in self.keymap_problems:
-            self.notify(problem, title="Keymap", severity="warning", timeout=10)
+            self.notify(
+                terminal_line(problem), title="Keymap", severity="warning", timeout=10, markup=False
+            )
 
     def action_help(self) -> None:
         from .screens import HelpScreen

@@ -17,6 +17,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from topiclens.store import Store, Topic
 
 from .commands import MAIN, bindings
+from .display import literal, markup_literal, terminal_line
 from .model import Detail, Row, View
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
@@ -33,6 +34,11 @@ STAGES = {
     "store": "Saving the topics",
     "done": "Done",
 }
+
+
+class PrepareCancelled(Exception):
+    """Raised inside the clustering's progress callback once the app is closing: the
+    worker stops (its process pool with it) instead of writing to a store being closed."""
 
 
 # rows of visited topics kept in memory, least recently shown dropped first: 150,000
@@ -279,7 +285,7 @@ class MainScreen(Screen[None]):
             "bookmarks": "No bookmarks: press b on an entry.",
             "search": "Nothing matches.",
         }[view.kind]
-        entries.border_title = self._view_title(view, len(rows))
+        entries.border_title = literal(self._view_title(view, len(rows)))
         entries.border_subtitle = "unread only (u shows all)" if self.unread_only else ""
         entries.show_rows(rows, keep)
         # the entry under the cursor is loaded here, in the same turn of the event loop as
@@ -332,7 +338,11 @@ class MainScreen(Screen[None]):
     def prepare(self) -> None:
         """Import the bundled corpus if the store is empty, then group entries into topics."""
 
+        worker = get_current_worker()
+
         def progress(stage: str, fraction: float) -> None:
+            if worker.is_cancelled:  # the app is closing: stop at the next stage, quietly
+                raise PrepareCancelled
             self.app.call_from_thread(self._progress, stage, fraction)
 
         from topiclens.store.importer import ensure_corpus
@@ -381,7 +391,7 @@ class MainScreen(Screen[None]):
         self._progress_box.display = True
         self.add_class("-progress")
         stage = STAGES.get(stage, stage)
-        self._stage.update(stage)
+        self._stage.update(literal(stage))
         if fraction > 0:
             self._bar.update(total=100, progress=round(fraction * 100))
         else:  # a stage that has not measured its progress yet: a pulsing bar, not "0%"
@@ -405,14 +415,15 @@ class MainScreen(Screen[None]):
             self._version = self.store.external_changes()
             self.reload()
             if worker.state == WorkerState.ERROR:
-                message = f"Could not group the entries into topics: {worker.error}"
-                self.notify(message, severity="error", timeout=30)
+                message = terminal_line(f"Could not group the entries into topics: {worker.error}")
+                self.notify(message, severity="error", timeout=30, markup=False)
                 if not self.topics:
                     self.entry_list.empty_text = f"{message}. `topiclens cluster` shows more."
             if worker.state == WorkerState.SUCCESS:
                 self.notify(f"{len(self.topics)} topics ready.")
         elif worker.state == WorkerState.ERROR:
-            self.notify(f"Could not read the store: {worker.error}", severity="error")
+            message = terminal_line(f"Could not read the store: {worker.error}")
+            self.notify(message, severity="error", markup=False)
 
     # --- another process ---------------------------------------------------------------
 
@@ -613,6 +624,10 @@ class MainScreen(Screen[None]):
     def palette_commands(self) -> list[tuple[str, str, Any]]:
         """(title, help, callback) for the command palette: each topic to jump to."""
         return [
-            (f"Jump to topic: {t.name}", f"{t.size} entries", lambda t=t: self.jump_to_topic(t.id))
+            (
+                markup_literal(f"Jump to topic: {t.name}"),
+                f"{t.size} entries",
+                lambda t=t: self.jump_to_topic(t.id),
+            )
             for t in self.topics
         ]

@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from topiclens.store import Store, Topic
 
 from .commands import APP, MAIN, NAVIGATION, Command
+from .display import literal, terminal_line
 from .keymap import keymap_path
 from .widgets import wrap_cells
 
@@ -99,9 +100,10 @@ class OverviewScreen(Screen[int | None]):
             spark = sparkline(bucket([per.get(m, 0) for m in axis], MAX_MONTHS))
             top_sources = " · ".join(f"{s} {n}" for s, n in sources.get(t.id, [])[:4])
             keywords = ", ".join(k for k, _ in t.keywords[:8])
+            top_sources, keywords = terminal_line(top_sources), terminal_line(keywords)
             head = Content.from_markup(
                 "[b]$name[/b]\n  [$accent]$bar[/][$text-muted]$rest[/] $size entries",
-                name=t.name,
+                name=terminal_line(t.name),
                 bar="█" * filled,
                 rest="░" * (BAR_WIDTH - filled),
                 size=str(t.size),
@@ -208,7 +210,7 @@ class HelpScreen(ModalScreen[None]):
         for title, commands in sections:
             parts.append(Content.from_markup("[b $secondary]$t[/]", t=title))
             for c in commands:
-                keys = keys_for(self, c)
+                keys = terminal_line(keys_for(self, c))
                 # the description wraps under itself, not under the keys
                 lines = wrap_cells(f"{c.help} ({c.id})", max(20, self._width() - indent))
                 first, rest = lines[0], lines[1:]
@@ -235,7 +237,7 @@ class HelpScreen(ModalScreen[None]):
                 "[b $secondary]Your keys[/]\n  Remap any key in [b]$path[/]\n"
                 '  one line per binding id, e.g. [$accent]toggle-bookmark = "x"[/] or '
                 '[$accent]cursor-down = "down,ctrl+n"[/]',
-                path=str(getattr(self.app, "keymap_file", None) or keymap_path()),
+                path=terminal_line(str(getattr(self.app, "keymap_file", None) or keymap_path())),
             )
         )
         return Content("\n").join(parts)
@@ -261,8 +263,10 @@ class NoteScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Note"
-            yield Label(Content(self.entry_title), classes="dialog-subject")
-            yield Input(self.note, placeholder="A note for this bookmark", id="note-input")
+            yield Label(literal(self.entry_title), classes="dialog-subject")
+            yield Input(
+                terminal_line(self.note), placeholder="A note for this bookmark", id="note-input"
+            )
             yield Label("Enter saves · Escape cancels", classes="dialog-hint")
 
     @on(Input.Submitted)
@@ -289,7 +293,11 @@ class SearchScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Search"
-            yield Input(self.query_text, placeholder="words, Chinese or English", id="search-input")
+            yield Input(
+                terminal_line(self.query_text),
+                placeholder="words, Chinese or English",
+                id="search-input",
+            )
             yield Label(
                 "Every word must appear · Enter searches · empty clears · Escape cancels",
                 classes="dialog-hint",
@@ -317,7 +325,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Confirm"
-            yield Label(Content(self.question), classes="dialog-subject")
+            yield Label(literal(self.question), classes="dialog-subject")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Yes (y)", id="yes", variant="warning")
                 yield Button("No (n)", id="no")
@@ -407,8 +415,10 @@ class ExportScreen(ModalScreen[Path | None]):
         except ExportError as exc:
             self._error(str(exc))
             return
-        self.app.notify(f"Bookmarks written to {written}", title="Exported")
+        self.app.notify(
+            terminal_line(f"Bookmarks written to {written}"), title="Exported", markup=False
+        )
         self.dismiss(written)
 
     def _error(self, message: str) -> None:
-        self.query_one("#export-error", Label).update(Content(message))
+        self.query_one("#export-error", Label).update(literal(message))

@@ -20,6 +20,7 @@ from textual.widget import Widget
 from topiclens.store.models import Topic
 
 from .commands import FIRST, LAST, NAVIGATION, bindings
+from .display import cached_line, terminal_line, terminal_text
 from .model import Detail, Row, View
 
 BOOKMARK_MARK = "★"
@@ -289,7 +290,7 @@ class TopicList(LineList):
         else:
             unread = " " * (unread_w + 2)
         room = max(4, width - 1 - cell_len(counts + unread))
-        name = _pad(item.name, room)
+        name = _pad(terminal_line(item.name), room)
         return [
             (" ", ""),
             (name, "italic" if item.view.kind != "topic" else ""),
@@ -359,15 +360,15 @@ class KeyFooter(Widget):
         for _node, binding, enabled, _tooltip in bindings.values():
             if binding.show and binding.action not in actions:
                 actions.add(binding.action)
-                keys.append(
-                    (binding.key, app.get_key_display(binding), binding.description, enabled)
-                )
+                shown = terminal_line(app.get_key_display(binding))
+                keys.append((binding.key, shown, terminal_line(binding.description), enabled))
         palette = None
         if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
             active = bindings.get(app.COMMAND_PALETTE_BINDING)
             if active is not None:
                 binding = active.binding
-                palette = (binding.key, app.get_key_display(binding), binding.description)
+                shown = terminal_line(app.get_key_display(binding))
+                palette = (binding.key, shown, terminal_line(binding.description))
         return keys, palette
 
     def render_line(self, y: int) -> Strip:
@@ -577,12 +578,13 @@ class EntryList(ScrollView, can_focus=True):
         rows = self.rows
         if not rows:
             if y == 1:
-                text = _pad(f"  {self.empty_text}", width)
+                text = _pad(f"  {terminal_line(self.empty_text)}", width)
                 return Strip([Segment(text, styles["empty"])], width)
             return Strip.blank(width, styles["read"])
         if index >= len(rows):
             return Strip.blank(width, styles["read"])
         row_id, title, source, date = rows[index]
+        title, source = cached_line(title), cached_line(source)
         unread = row_id not in self.read
         at = "-cursor" if index == self.cursor else ""
         style = styles[("unread" if unread else "read") + at]
@@ -599,7 +601,7 @@ class EntryList(ScrollView, can_focus=True):
         if source_w:
             segments.append(Segment("  " + _pad(source, source_w), meta))
         if date_w:
-            segments.append(Segment(" " + _pad(date or "", date_w), meta))
+            segments.append(Segment(" " + _pad(cached_line(date or ""), date_w), meta))
         # every part was padded to its cells: give the length rather than measure it
         used = 3 + title_w + (source_w + 2 if source_w else 0) + (date_w + 1 if date_w else 0)
         return Strip(segments, used).adjust_cell_length(width, style)
@@ -643,7 +645,8 @@ class SimilarList(LineList):
         room = max(1, width - 2)
         lines: list[ListLine] = []
         for _id, title, source, date in self._rows:
-            meta = "  " + " ".join(filter(None, (source, date or "")))
+            title = terminal_line(title)
+            meta = "  " + terminal_line(" ".join(filter(None, (source, date or ""))))
             title_w = cell_len(title)
             if title_w + cell_len(meta) <= room:
                 parts = [(title, ""), (meta, "muted")]
@@ -850,35 +853,39 @@ def wrap_cells(text: str, width: int) -> list[str]:
 
 
 def detail_paragraphs(d: Detail) -> list[Paragraph]:
+    """What the detail pane shows of ``d``, every string from the data cleaned for the
+    terminal: one-line fields by ``terminal_line``, the summary, comment and note (which
+    keep their line breaks) by ``terminal_text``."""
     e = d.entry
-    meta = " · ".join(p for p in (e.source, e.category, e.date or "") if p)
+    line = terminal_line
+    meta = line(" · ".join(p for p in (e.source, e.category, e.date or "") if p))
     marks = []
     if d.bookmark is not None:
         marks.append(f"{BOOKMARK_MARK} bookmarked")
     marks.append("read" if d.read else f"{UNREAD_MARK} unread")
     out: list[Paragraph] = [
-        ("", "", e.title, "title"),
+        ("", "", line(e.title), "title"),
         ("", "", meta, "muted"),
         ("", "", "  ".join(marks), "accent"),
         ("", "", "", ""),
     ]
     if e.summary:
-        out += [("", "", e.summary, ""), ("", "", "", "")]
+        out += [("", "", terminal_text(e.summary), ""), ("", "", "", "")]
     if e.comment:
-        out += [("", "", "Curator's comment", "heading"), ("", "", e.comment, "")]
+        out += [("", "", "Curator's comment", "heading"), ("", "", terminal_text(e.comment), "")]
         out.append(("", "", "", ""))
     if e.url:
-        out += [("", "", e.url, "muted"), ("", "", "", "")]
+        out += [("", "", line(e.url), "muted"), ("", "", "", "")]
     if d.topic is not None:
-        out.append(("Topic ", "heading", d.topic.name, ""))
-        keywords = ", ".join(k for k, _ in d.topic.keywords[:8])
+        out.append(("Topic ", "heading", line(d.topic.name), ""))
+        keywords = line(", ".join(k for k, _ in d.topic.keywords[:8]))
         if keywords:
             out.append(("keywords: ", "muted", keywords, ""))
         if d.terms:
-            out.append(("tied by: ", "muted", ", ".join(d.terms[:8]), "accent"))
+            out.append(("tied by: ", "muted", line(", ".join(d.terms[:8])), "accent"))
         out.append(("", "", "", ""))
     if d.bookmark is not None:
-        note = d.bookmark.note or "(no note: press N to write one)"
+        note = terminal_text(d.bookmark.note) or "(no note: press N to write one)"
         out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
     return out
 
