@@ -81,7 +81,7 @@ def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
         assert s.detail is not None and s.detail.entry.id == rows[0][0]
         assert s.detail.topic is not None and s.detail.topic.id == first.id
         assert app.focused is s.topic_list
-        names = [s.topic_list.item(i) for i in range(s.topic_list.option_count)]
+        names = [s.topic_list.item(i) for i in range(s.topic_list.item_count)]
         assert [n.name for n in names if n is not None] == [t.name for t in topics]
         assert not s.query("#progress")  # a later start shows no progress bar
 
@@ -638,10 +638,10 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             stage = str(s.query_one("#progress-stage").render())
             assert "Grouping the entries into topics" in stage
             assert (bar.total, bar.progress) == (100, 50)
-            s._progress("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
+            s.first_start.show("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
             assert bar.total is None
             assert "Reading the entries" in str(s.query_one("#progress-stage").render())
-            s._progress("kmeans", 0.5)
+            s.first_start.show("kmeans", 0.5)
             assert (bar.total, bar.progress) == (100, 50)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
@@ -664,29 +664,30 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
 def test_first_frame_is_built_once_at_its_final_width(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ):
-    """The topic list's lines are built for the width the pane gets, before the first
-    layout (not rebuilt once laid out), and the first entry is loaded once and wrapped
-    once, at the detail pane's width."""
-    from topiclens.tui import widgets
-    from topiclens.tui.widgets import TopicList
+    """The topic lines are built at the width the layout gives the pane (never at a
+    guess), and the first entry is loaded once and wrapped once, at the detail pane's
+    laid-out width."""
+    from topiclens.tui.widgets import detail_pane, topic_list
 
-    shows: list[int] = []
+    built: list[int] = []
     loads: list[str | None] = []
     wraps: list[tuple[str, int]] = []
-    show, load = TopicList.show, MainScreen.load_detail
-    monkeypatch.setattr(TopicList, "show", lambda self, *a: shows.append(1) or show(self, *a))
+    line, load, render = (
+        topic_list.topic_line,
+        MainScreen.load_detail,
+        detail_pane.render_paragraphs,
+    )
+    monkeypatch.setattr(topic_list, "topic_line", lambda i, w, c: built.append(w) or line(i, w, c))
     monkeypatch.setattr(MainScreen, "load_detail", lambda self, e: loads.append(e) or load(self, e))
-    render = widgets.render_paragraphs
     monkeypatch.setattr(
-        widgets,
+        detail_pane,
         "render_paragraphs",
         lambda p, width: wraps.append((p[0][2], width)) or render(p, width),
     )
 
     async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        topics = s.topic_list
-        assert topics._built_width == topics.scrollable_content_region.width
-        assert shows == [1]
+        assert set(built) == {s.topic_list.scrollable_content_region.width}
+        assert len(built) == s.topic_list.item_count  # each line built once
         assert loads == [s.entry_list.rows[0][0]]
         title = s.detail.entry.title
         width = s.detail_pane.scrollable_content_region.width
@@ -694,28 +695,6 @@ def test_first_frame_is_built_once_at_its_final_width(
         assert s.detail is not None and s.detail.entry.id == s.entry_list.rows[0][0]
 
     run(reader_store, check, size=size)
-
-
-def test_no_garbage_collection_before_the_first_frame(
-    reader_store: Path, monkeypatch: pytest.MonkeyPatch
-):
-    """The cyclic garbage collector is off while the first frame is built and back on
-    once it is shown (and the process's own setting is left as it was)."""
-    import gc
-
-    during: list[bool] = []
-    mount = MainScreen.on_mount
-    monkeypatch.setattr(
-        MainScreen, "on_mount", lambda self: during.append(gc.isenabled()) or mount(self)
-    )
-
-    async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        assert app._dom_ready and gc.isenabled()
-
-    assert gc.isenabled()
-    run(reader_store, check)
-    assert during == [False]
-    assert gc.isenabled()
 
 
 def test_later_start_groups_new_entries_after_the_first_frame(
@@ -728,7 +707,7 @@ def test_later_start_groups_new_entries_after_the_first_frame(
     def fake_start(self: MainScreen) -> None:
         started.append((self.app._dom_ready, self.store.count_unassigned()))
 
-    monkeypatch.setattr(MainScreen, "_start_preparing", fake_start)
+    monkeypatch.setattr(MainScreen, "start_preparing", fake_start)
 
     async def nothing(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         pass
@@ -820,7 +799,8 @@ asyncio.run(main())
 
 def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
     from rich.cells import cell_len
-    from topiclens.tui.widgets import _NO_LINE_START, wrap_cells
+    from topiclens.tui.wrap import NO_LINE_START as _NO_LINE_START
+    from topiclens.tui.wrap import wrap_cells
 
     with Store(reader_store) as store:
         texts = [e.summary for e in store.entries()] + ["x" * 30 + " 中文，标点。", "（括号）"]
@@ -838,16 +818,27 @@ def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
 
 
 def test_wrap_tokens_split_chinese_characters_and_keep_words(reader_store: Path):
-    """The tokenizer behind wrap_cells: white space runs, one token per CJK character
-    (ideographs, kana, CJK and full-width punctuation), other runs whole."""
+    """The tokenizer behind wrap_cells: white space runs, one token per wide character
+    (two terminal cells by store.text.char_cells: ideographs, kana, CJK and full-width
+    punctuation), other runs whole."""
     import random
-    import re
 
-    from topiclens.tui.widgets import _tokens
+    from topiclens.store.text import char_cells
+    from topiclens.tui.wrap import tokens
 
-    wide = "\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
-    spec = re.compile(rf"\s+|[{wide}]|[^\s{wide}]+")
-    assert _tokens("KV cache 的「分页」管理，ok") == [
+    def spec(para: str) -> list[str]:
+        out: list[str] = []
+        last = ""
+        for ch in para:
+            kind = "space" if ch.isspace() else "wide" if char_cells(ch) == 2 else "other"
+            if out and kind == last and kind != "wide":
+                out[-1] += ch
+            else:
+                out.append(ch)
+            last = kind
+        return out
+
+    assert tokens("KV cache 的「分页」管理，ok") == [
         "KV",
         " ",
         "cache",
@@ -869,7 +860,7 @@ def test_wrap_tokens_split_chinese_characters_and_keep_words(reader_store: Path)
     texts += ["".join(rng.choices(alphabet, k=rng.randint(0, 24))) for _ in range(3000)]
     for text in texts:
         for para in text.split("\n"):
-            assert _tokens(para) == spec.findall(para), para
+            assert tokens(para) == spec(para), para
 
 
 def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path):
@@ -905,25 +896,35 @@ def test_every_binding_has_an_id_a_keymap_accepts():
 def test_visited_topics_stay_in_memory_up_to_a_row_budget(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from topiclens.tui import main_screen
+    """Going back to a visited topic reads nothing from the store while its rows fit in
+    the budget; the least recently shown topic is the first to be read again."""
+    from topiclens.tui import views as view_cache
 
     with Store(reader_store) as store:
         sizes = [t.size for t in store.topics()]
     budget = sizes[0] + sizes[1]  # room for the two largest topics, not for three
-    monkeypatch.setattr(main_screen, "ROWS_CACHED", budget)
+    monkeypatch.setattr(view_cache, "ROWS_CACHED", budget)
+    reads: list[int] = []
+    topic_rows = Store.topic_rows
+    monkeypatch.setattr(
+        Store, "topic_rows", lambda self, tid: reads.append(tid) or topic_rows(self, tid)
+    )
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         for _ in range(len(s.topics) - 1):
             await pilot.press("j")
             await settle(pilot)
-        cached = s._rows_cache
-        assert sum(map(len, cached.values())) <= budget
-        assert next(reversed(cached)) == s.view  # the topic shown is the last dropped
-        assert View("topic", s.topics[0].id) not in cached  # the first visited is gone
-        # a cached topic is shown from memory, with the store's rows
-        back = next(iter(cached))
+        assert s.loader.cache.row_count <= budget
+        reads.clear()
+        await pilot.press("k")  # the topic shown before: kept
+        await settle(pilot)
+        assert s.topics[-2].id not in reads
         with Store(reader_store) as store:
-            assert cached[back] == store.topic_rows(back.topic_id)
+            assert s.entry_list.rows == store.topic_rows(s.topics[-2].id)
+        reads.clear()
+        await pilot.press("g")  # the first topic, shown longest ago: read again
+        await settle(pilot)
+        assert s.topics[0].id in reads
 
     run(reader_store, scenario)
 
@@ -1070,7 +1071,7 @@ def test_closing_while_topics_are_grouped_is_quiet(
     import threading
 
     import topiclens.clustering
-    from topiclens.tui.main_screen import PrepareCancelled
+    from topiclens.tui.first_start import PrepareCancelled
 
     started, stopped = threading.Event(), threading.Event()
     reports: list[BaseException] = []
@@ -1115,7 +1116,8 @@ def test_detail_and_list_lines_never_carry_a_control(texts: list[str], width: in
     control character and no bidi control."""
     from topiclens.store.models import Bookmark, Entry, Topic
     from topiclens.tui.model import Detail
-    from topiclens.tui.widgets import TopicItem, TopicList, detail_paragraphs, render_paragraphs
+    from topiclens.tui.widgets import TopicItem, detail_paragraphs, render_paragraphs
+    from topiclens.tui.widgets.topic_list import topic_line
 
     a, b, c = texts
     entry = Entry("0" * 16, a, b, comment=c, source=c, category=a, date=b, url=a)
@@ -1124,6 +1126,6 @@ def test_detail_and_list_lines_never_carry_a_control(texts: list[str], width: in
     lines = render_paragraphs(detail_paragraphs(detail), width)
     texts_shown = ["".join(text for text, _ in line) for line in lines]
     item = TopicItem(View("topic", 1), a, 3, 1)
-    texts_shown.append("".join(text for text, _ in TopicList._prompt(item, width)))
+    texts_shown.append("".join(text for text, _ in topic_line(item, width)))
     for line in texts_shown:
         assert not FORBIDDEN.search(line), repr(line)

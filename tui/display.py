@@ -7,9 +7,16 @@ from functools import lru_cache
 
 from textual.content import Content
 from textual.markup import escape
-from topiclens.store.text import terminal_line, terminal_text
+from topiclens.store.text import cell_width, fit_cells, terminal_line, terminal_text
 
-__all__ = ["cached_line", "literal", "markup_literal", "terminal_line", "terminal_text"]
+__all__ = [
+    "cached_line",
+    "fit_line",
+    "literal",
+    "markup_literal",
+    "terminal_line",
+    "terminal_text",
+]
 
 # The entry list draws the same titles and sources frame after frame: each is cleaned once.
 cached_line = lru_cache(maxsize=8192)(terminal_line)
@@ -23,3 +30,14 @@ def literal(text: str) -> Content:
 def markup_literal(text: str) -> str:
     """One line of data for a Textual API that reads markup (the command palette's titles)."""
     return escape(terminal_line(text))
+
+
+@lru_cache(maxsize=16384)
+def fit_line(text: str, width: int) -> str:
+    """``text`` cleaned, cut as the command line cuts it (``store.text.fit_cells``, with an
+    ellipsis) and padded to exactly ``width`` terminal cells. Cached: the entry list asks
+    for the same titles at the same width frame after frame."""
+    if width <= 0:
+        return ""
+    text = fit_cells(terminal_line(text), width)
+    return text + " " * (width - cell_width(text))
