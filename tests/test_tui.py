@@ -702,22 +702,29 @@ def test_later_start_groups_new_entries_after_the_first_frame(
 ):
     """Entries imported since the last grouping are grouped from a worker started once
     the first frame is shown, not before it; with none, nothing is started."""
-    started: list[tuple[bool, int]] = []
+    started: list[tuple[str, int]] = []
+    shown = MainScreen.first_frame_shown
 
     def fake_start(self: MainScreen) -> None:
-        started.append((self.app._dom_ready, self.store.count_unassigned()))
+        started.append(("grouping", self.store.count_unassigned()))
+
+    def frame(self: MainScreen) -> None:
+        started.append(("first frame", 0))
+        shown(self)
 
     monkeypatch.setattr(MainScreen, "start_preparing", fake_start)
+    monkeypatch.setattr(MainScreen, "first_frame_shown", frame)
 
     async def nothing(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         pass
 
     run(reader_store, nothing)
-    assert started == []
+    assert started == [("first frame", 0)]
+    started.clear()
     with Store(reader_store) as store, store.write() as conn:
         conn.execute("DELETE FROM topic_assignments WHERE rowid IN (1, 2)")
     run(reader_store, nothing)
-    assert started == [(True, 2)]
+    assert started == [("first frame", 0), ("grouping", 2)]
 
 
 def test_first_start_with_the_real_clustering(data_dir: Path):

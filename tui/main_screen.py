@@ -29,8 +29,6 @@ class MainScreen(Screen[None]):
     """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(MAIN)
-    # under 30 lines the panes share less height (reader.tcss, MainScreen.-short)
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (30, "-tall")]
     AUTO_FOCUS = "#topics"
 
     bookmarks: var[frozenset[str]] = var(frozenset, always_update=True)
@@ -93,6 +91,11 @@ class MainScreen(Screen[None]):
             self.preparing = True
             self.call_after_refresh(self.start_preparing)  # the first frame comes first
         self.set_interval(self.poll_interval, self.poll_store)
+
+    def on_resize(self) -> None:
+        # under 30 lines the panes share less height (reader.tcss, MainScreen.-short); a
+        # class set only when it changes, so a normal start restyles nothing
+        self.set_class(self.size.height < 30, "-short")
 
     def first_frame_shown(self) -> None:
         """What waits for the first frame (the app calls this on Textual's Ready): the
