@@ -10,17 +10,12 @@ from textual.markup import escape
 from topiclens.store.text import cell_width, fit_cells, terminal_line, terminal_text
 
 __all__ = [
-    "cached_line",
     "fit_line",
     "literal",
     "markup_literal",
     "terminal_line",
     "terminal_text",
 ]
-
-# The entry list draws the same titles and sources frame after frame: each is cleaned once.
-cached_line = lru_cache(maxsize=8192)(terminal_line)
-
 
 def literal(text: str) -> Content:
     """One line of data as Content: cleaned, and shown as written (``[/]`` stays ``[/]``)."""
