@@ -30,3 +30,16 @@ def test_headless_module_imports_no_textual(module: str):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_private_textual_api_only_in_textual_compat():
+    """The reader reaches into Textual's private API in one module only."""
+    import re
+    from pathlib import Path
+
+    tui = Path(__file__).resolve().parent.parent / "tui"
+    private = re.compile(r"\._(scroll_update|keymap|compositor|dom_ready|refresh_scrollbars)\b")
+    users = sorted(
+        str(p.relative_to(tui)) for p in tui.rglob("*.py") if private.search(p.read_text("utf-8"))
+    )
+    assert users == ["textual_compat.py"]

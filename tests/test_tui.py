@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import READER_TOPICS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.pilot import Pilot
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
@@ -78,7 +81,7 @@ def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
         assert s.detail is not None and s.detail.entry.id == rows[0][0]
         assert s.detail.topic is not None and s.detail.topic.id == first.id
         assert app.focused is s.topic_list
-        names = [s.topic_list.item(i) for i in range(s.topic_list.option_count)]
+        names = [s.topic_list.item(i) for i in range(s.topic_list.item_count)]
         assert [n.name for n in names if n is not None] == [t.name for t in topics]
         assert not s.query("#progress")  # a later start shows no progress bar
 
@@ -635,10 +638,10 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             stage = str(s.query_one("#progress-stage").render())
             assert "Grouping the entries into topics" in stage
             assert (bar.total, bar.progress) == (100, 50)
-            s._progress("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
+            s.first_start.show("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
             assert bar.total is None
             assert "Reading the entries" in str(s.query_one("#progress-stage").render())
-            s._progress("kmeans", 0.5)
+            s.first_start.show("kmeans", 0.5)
             assert (bar.total, bar.progress) == (100, 50)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
@@ -661,29 +664,30 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
 def test_first_frame_is_built_once_at_its_final_width(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ):
-    """The topic list's lines are built for the width the pane gets, before the first
-    layout (not rebuilt once laid out), and the first entry is loaded once and wrapped
-    once, at the detail pane's width."""
-    from topiclens.tui import widgets
-    from topiclens.tui.widgets import TopicList
+    """The topic lines are built at the width the layout gives the pane (never at a
+    guess), and the first entry is loaded once and wrapped once, at the detail pane's
+    laid-out width."""
+    from topiclens.tui.widgets import detail_pane, topic_list
 
-    shows: list[int] = []
+    built: list[int] = []
     loads: list[str | None] = []
     wraps: list[tuple[str, int]] = []
-    show, load = TopicList.show, MainScreen.load_detail
-    monkeypatch.setattr(TopicList, "show", lambda self, *a: shows.append(1) or show(self, *a))
+    line, load, render = (
+        topic_list.topic_line,
+        MainScreen.load_detail,
+        detail_pane.render_paragraphs,
+    )
+    monkeypatch.setattr(topic_list, "topic_line", lambda i, w, c: built.append(w) or line(i, w, c))
     monkeypatch.setattr(MainScreen, "load_detail", lambda self, e: loads.append(e) or load(self, e))
-    render = widgets.render_paragraphs
     monkeypatch.setattr(
-        widgets,
+        detail_pane,
         "render_paragraphs",
         lambda p, width: wraps.append((p[0][2], width)) or render(p, width),
     )
 
     async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        topics = s.topic_list
-        assert topics._built_width == topics.scrollable_content_region.width
-        assert shows == [1]
+        assert set(built) == {s.topic_list.scrollable_content_region.width}
+        assert len(built) == s.topic_list.item_count  # each line built once
         assert loads == [s.entry_list.rows[0][0]]
         title = s.detail.entry.title
         width = s.detail_pane.scrollable_content_region.width
@@ -693,49 +697,34 @@ def test_first_frame_is_built_once_at_its_final_width(
     run(reader_store, check, size=size)
 
 
-def test_no_garbage_collection_before_the_first_frame(
-    reader_store: Path, monkeypatch: pytest.MonkeyPatch
-):
-    """The cyclic garbage collector is off while the first frame is built and back on
-    once it is shown (and the process's own setting is left as it was)."""
-    import gc
-
-    during: list[bool] = []
-    mount = MainScreen.on_mount
-    monkeypatch.setattr(
-        MainScreen, "on_mount", lambda self: during.append(gc.isenabled()) or mount(self)
-    )
-
-    async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        assert app._dom_ready and gc.isenabled()
-
-    assert gc.isenabled()
-    run(reader_store, check)
-    assert during == [False]
-    assert gc.isenabled()
-
-
 def test_later_start_groups_new_entries_after_the_first_frame(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch
 ):
     """Entries imported since the last grouping are grouped from a worker started once
     the first frame is shown, not before it; with none, nothing is started."""
-    started: list[tuple[bool, int]] = []
+    started: list[tuple[str, int]] = []
+    shown = MainScreen.first_frame_shown
 
     def fake_start(self: MainScreen) -> None:
-        started.append((self.app._dom_ready, self.store.count_unassigned()))
+        started.append(("grouping", self.store.count_unassigned()))
 
-    monkeypatch.setattr(MainScreen, "_start_preparing", fake_start)
+    def frame(self: MainScreen) -> None:
+        started.append(("first frame", 0))
+        shown(self)
+
+    monkeypatch.setattr(MainScreen, "start_preparing", fake_start)
+    monkeypatch.setattr(MainScreen, "first_frame_shown", frame)
 
     async def nothing(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         pass
 
     run(reader_store, nothing)
-    assert started == []
+    assert started == [("first frame", 0)]
+    started.clear()
     with Store(reader_store) as store, store.write() as conn:
         conn.execute("DELETE FROM topic_assignments WHERE rowid IN (1, 2)")
     run(reader_store, nothing)
-    assert started == [(True, 2)]
+    assert started == [("first frame", 0), ("grouping", 2)]
 
 
 def test_first_start_with_the_real_clustering(data_dir: Path):
@@ -817,7 +806,8 @@ asyncio.run(main())
 
 def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
     from rich.cells import cell_len
-    from topiclens.tui.widgets import _NO_LINE_START, wrap_cells
+    from topiclens.tui.wrap import NO_LINE_START as _NO_LINE_START
+    from topiclens.tui.wrap import wrap_cells
 
     with Store(reader_store) as store:
         texts = [e.summary for e in store.entries()] + ["x" * 30 + " 中文，标点。", "（括号）"]
@@ -835,16 +825,27 @@ def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
 
 
 def test_wrap_tokens_split_chinese_characters_and_keep_words(reader_store: Path):
-    """The tokenizer behind wrap_cells: white space runs, one token per CJK character
-    (ideographs, kana, CJK and full-width punctuation), other runs whole."""
+    """The tokenizer behind wrap_cells: white space runs, one token per wide character
+    (two terminal cells by store.text.char_cells: ideographs, kana, CJK and full-width
+    punctuation), other runs whole."""
     import random
-    import re
 
-    from topiclens.tui.widgets import _tokens
+    from topiclens.store.text import char_cells
+    from topiclens.tui.wrap import tokens
 
-    wide = "\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
-    spec = re.compile(rf"\s+|[{wide}]|[^\s{wide}]+")
-    assert _tokens("KV cache 的「分页」管理，ok") == [
+    def spec(para: str) -> list[str]:
+        out: list[str] = []
+        last = ""
+        for ch in para:
+            kind = "space" if ch.isspace() else "wide" if char_cells(ch) == 2 else "other"
+            if out and kind == last and kind != "wide":
+                out[-1] += ch
+            else:
+                out.append(ch)
+            last = kind
+        return out
+
+    assert tokens("KV cache 的「分页」管理，ok") == [
         "KV",
         " ",
         "cache",
@@ -866,7 +867,7 @@ def test_wrap_tokens_split_chinese_characters_and_keep_words(reader_store: Path)
     texts += ["".join(rng.choices(alphabet, k=rng.randint(0, 24))) for _ in range(3000)]
     for text in texts:
         for para in text.split("\n"):
-            assert _tokens(para) == spec.findall(para), para
+            assert tokens(para) == spec(para), para
 
 
 def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path):
@@ -902,24 +903,236 @@ def test_every_binding_has_an_id_a_keymap_accepts():
 def test_visited_topics_stay_in_memory_up_to_a_row_budget(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from topiclens.tui import main_screen
+    """Going back to a visited topic reads nothing from the store while its rows fit in
+    the budget; the least recently shown topic is the first to be read again."""
+    from topiclens.tui import views as view_cache
 
     with Store(reader_store) as store:
         sizes = [t.size for t in store.topics()]
     budget = sizes[0] + sizes[1]  # room for the two largest topics, not for three
-    monkeypatch.setattr(main_screen, "ROWS_CACHED", budget)
+    monkeypatch.setattr(view_cache, "ROWS_CACHED", budget)
+    reads: list[int] = []
+    topic_rows = Store.topic_rows
+    monkeypatch.setattr(
+        Store, "topic_rows", lambda self, tid: reads.append(tid) or topic_rows(self, tid)
+    )
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         for _ in range(len(s.topics) - 1):
             await pilot.press("j")
             await settle(pilot)
-        cached = s._rows_cache
-        assert sum(map(len, cached.values())) <= budget
-        assert next(reversed(cached)) == s.view  # the topic shown is the last dropped
-        assert View("topic", s.topics[0].id) not in cached  # the first visited is gone
-        # a cached topic is shown from memory, with the store's rows
-        back = next(iter(cached))
+        assert s.loader.cache.row_count <= budget
+        reads.clear()
+        await pilot.press("k")  # the topic shown before: kept
+        await settle(pilot)
+        assert s.topics[-2].id not in reads
         with Store(reader_store) as store:
-            assert cached[back] == store.topic_rows(back.topic_id)
+            assert s.entry_list.rows == store.topic_rows(s.topics[-2].id)
+        reads.clear()
+        await pilot.press("g")  # the first topic, shown longest ago: read again
+        await settle(pilot)
+        assert s.topics[0].id in reads
 
     run(reader_store, scenario)
+
+
+# --- hostile text: nothing from the data drives the terminal or parses as markup -------
+
+HOSTILE = (
+    "clipboard \x1b]52;c;cHduZWQ=\x07 set",
+    "window \x1b]0;pwned\x07 title",
+    "screen \x1b[2J cleared",
+    "c1 \x9b31m csi and \x85 next line",
+    "bidi \u202eoverride\u202c here",
+    "isolate \u2066inside\u2069 here",
+    "closing [/] tag",
+    "[@click=app.quit]click me[/]",
+    "[b]bold[/b] KV cache [WIP]",
+    "tab\tand\nnewline \x00 nul \x7f del",
+)
+# what a terminal would act on: C0 but tab and newline, DEL, C1, and bidi controls
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+TOPIC_NAMES = ("C++ [/draft]", "[@click=app.quit]quit[/]", "KV cache [WIP] \x1b]0;t\x07\u202e")
+
+
+@pytest.fixture
+def hostile_store(reader_store: Path) -> Path:
+    """The reader store, plus entries whose every field is hostile (newest, so the first
+    topic shows them first), topics with markup in their names and a hostile note."""
+    from topiclens.store.models import Entry
+
+    with Store(reader_store) as store:
+        first = store.topics()[0]
+        entries = [
+            Entry(
+                f"{i:016x}",
+                title,
+                f"summary {title}\nsecond line {title}",
+                comment=f"comment {title}",
+                source=f"src {title}",
+                category=title,
+                date="2099-01-01",
+                url=f"https://example.com/{title}",
+            )
+            for i, title in enumerate(HOSTILE)
+        ]
+        store.add_entries(entries)
+        ids = [e.id for e in entries]
+        store.add_assignments(
+            {e: (first.id, 0.5, ["[/]", "\x1b]0;term\x07"]) for e in ids},
+            {e: [(o, 0.5) for o in ids if o != e][:3] for e in ids},
+        )
+        for topic, name in zip(store.topics(), TOPIC_NAMES, strict=False):
+            store.rename_topic(topic.id, name)
+        store.set_note(ids[0], "note \x1b]52;c;cHduZWQ=\x07 [/] [b]x\nline two")
+    return reader_store
+
+
+def screen_lines(app: TopicLensApp) -> list[str]:
+    """The text of every cell line of the screen as the terminal gets it (toasts and
+    dialogs included), from Textual's compositor: no public API gives the whole screen."""
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, tmp_path: Path):
+    keymap = tmp_path / "keymap.toml"
+    # a key that is markup, and an unknown id with escapes that the keymap toast names
+    keymap.write_text('toggle-bookmark = "[/]"\n"\\u001b]0;pwned\\u0007[/]" = "z"\n')
+    seen: list[str] = []
+
+    async def look(app: TopicLensApp, pilot: Pilot[None], where: str) -> list[str]:
+        await settle(pilot)
+        lines = screen_lines(app)
+        bad = [line for line in lines if FORBIDDEN.search(line)]
+        assert not bad, (where, bad)
+        seen.extend(lines)
+        return lines
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        lines = await look(app, pilot, "start")
+        assert any("pwned" in line for line in lines)  # the keymap's toast names the id
+        assert any("C++ [/draft]" in line for line in lines)  # exactly as named
+        assert any("KV cache [WIP]" in line for line in lines)
+        assert s.entry_list.rows[0][1] == HOSTILE[0]  # the store keeps what was imported
+        await pilot.press("l")
+        for n in range(len(HOSTILE)):
+            await look(app, pilot, f"entry {n}")
+            await pilot.press("j")
+        for keys in (["G"], ["h", "j"], ["j"], ["B"], ["o"], ["escape"], ["question_mark"]):
+            await pilot.press(*keys)
+            await look(app, pilot, str(keys))
+        await pilot.press("escape", "h", "g", "l")
+        await pilot.press("N")
+        await look(app, pilot, "note")
+        await pilot.press("escape", "e")
+        await look(app, pilot, "export")
+        await pilot.press("escape", "slash", *"x[/]", "enter")
+        lines = await look(app, pilot, "search")
+        assert s.view == View("search", query="x[/]")
+        assert any("Search: x[/]" in line for line in lines)
+        await pilot.press("ctrl+p", *"jump to topic")
+        await pilot.pause(0.3)
+        await look(app, pilot, "palette")
+        await pilot.press("escape")
+        assert app.is_running
+
+    run(hostile_store, scenario, keymap=keymap)
+    shown = "\n".join(seen)
+    as_written = ("[@click=app.quit]click me[/]", "[b]bold[/b] KV cache [WIP]")
+    for text in ("clipboard ]52;c;cHduZWQ= set", *as_written):
+        assert text in shown, text  # controls dropped, markup shown as written
+    assert "bidi <U+202E>override<U+202C> here" in shown
+
+
+def test_markup_in_data_triggers_no_action(hostile_store: Path):
+    """Text reading ``[@click=app.quit]…`` in a topic's line, the entries' border title,
+    an entry's title and the overview: a click on it does what a click there always does."""
+    from rich.cells import cell_len
+
+    async def click_text(pilot: Pilot[None], text: str) -> None:
+        lines = screen_lines(pilot.app)
+        y = next(y for y, line in enumerate(lines) if text in line)
+        x = cell_len(lines[y][: lines[y].index(text)]) + 2
+        await pilot.click(offset=(x, y))
+        await settle(pilot)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await click_text(pilot, "[@click=app.quit]q")  # the topic's line, cut to fit
+        assert "@click" in str(s.entry_list.border_title)
+        await click_text(pilot, "[@click=app.quit]quit[/] ·")  # the entries' border title
+        await click_text(pilot, "C++ [/draft]")  # back to the topic of the hostile entries
+        await click_text(pilot, "[@click=app.quit]click me[/]")  # an entry's title
+        assert s.detail is not None and s.detail.entry.title.startswith("[@click")
+        await pilot.press("o")
+        await click_text(pilot, "[@click=app.quit]quit[/]")  # the overview
+        assert app.is_running and app.return_code is None
+
+    run(hostile_store, scenario)
+
+
+def test_closing_while_topics_are_grouped_is_quiet(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+):
+    """Quit during the first start's grouping: the worker stops at its next progress
+    report (so the clustering's process pool ends with it), and nothing is printed."""
+    import threading
+
+    import topiclens.clustering
+    from topiclens.tui.first_start import PrepareCancelled
+
+    started, stopped = threading.Event(), threading.Event()
+    reports: list[BaseException] = []
+
+    def slow_ensure_topics(store: Store, progress=None) -> bool:  # type: ignore[no-untyped-def]
+        started.set()
+        try:
+            for _ in range(400):
+                progress("kmeans", 0.5)
+                threading.Event().wait(0.01)
+        except BaseException as exc:  # what the reader raised to stop the work
+            reports.append(exc)
+            raise
+        finally:
+            stopped.set()
+        return True
+
+    monkeypatch.setattr(topiclens.clustering, "ensure_topics", slow_ensure_topics, raising=False)
+    data_dir.mkdir(parents=True)
+
+    async def go() -> None:
+        with Store.open_dir(data_dir) as store:
+            app = TopicLensApp(store, keymap_file=data_dir / "none.toml", poll_interval=60)
+            async with app.run_test(size=SIZE) as pilot:
+                for _ in range(200):
+                    if started.is_set():
+                        break
+                    await pilot.pause(0.05)
+                await pilot.press("q")
+            assert stopped.wait(5)
+
+    asyncio.run(go())
+    assert [type(e) for e in reports] == [PrepareCancelled]
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(), min_size=3, max_size=3), st.integers(4, 120))
+def test_detail_and_list_lines_never_carry_a_control(texts: list[str], width: int):
+    """Whatever an entry, topic or note holds, the lines the panes are drawn from hold no
+    control character and no bidi control."""
+    from topiclens.store.models import Bookmark, Entry, Topic
+    from topiclens.tui.model import Detail
+    from topiclens.tui.widgets import TopicItem, detail_paragraphs, render_paragraphs
+    from topiclens.tui.widgets.topic_list import topic_line
+
+    a, b, c = texts
+    entry = Entry("0" * 16, a, b, comment=c, source=c, category=a, date=b, url=a)
+    topic = Topic(1, c, [(a, 1.0), (b, 0.5)], 3)
+    detail = Detail(entry, topic, 0.5, [a, c], [], Bookmark("0" * 16, 0.0, b), False)
+    lines = render_paragraphs(detail_paragraphs(detail), width)
+    texts_shown = ["".join(text for text, _ in line) for line in lines]
+    item = TopicItem(View("topic", 1), a, 3, 1)
+    texts_shown.append("".join(text for text, _ in topic_line(item, width)))
+    for line in texts_shown:
+        assert not FORBIDDEN.search(line), repr(line)

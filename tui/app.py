@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -15,6 +14,7 @@ from topiclens.store import Store
 
 from .commands import APP as APP_COMMANDS
 from .commands import MAIN, bindings
+from .display import markup_literal, terminal_line
 from .keymap import keymap_path, load_keymap
 from .main_screen import MainScreen
 
@@ -41,28 +41,9 @@ class TopicLensApp(App[None]):
         self.keymap_file = keymap_file if keymap_file is not None else keymap_path()
         self.cluster = cluster
         self.poll_interval = poll_interval
-        keymap, self.keymap_problems = load_keymap(self.keymap_file)
-        self.set_keymap(keymap)
-        self._gc_paused = False
-
-    def on_load(self) -> None:
-        """No cyclic garbage collection until the first frame is on the terminal. Start-up
-        builds the screen on top of ~100,000 objects that Textual's and our imports left,
-        and a full collection that fell inside it walked them all (~13 ms of a ~100 ms
-        start, measured with ``gc.callbacks``); reference counting frees what it always
-        frees. The collector comes back, with start-up's objects frozen out of its way,
-        in :meth:`on_ready` (or when the app ends without a first frame)."""
-        if gc.isenabled():
-            gc.disable()
-            self._gc_paused = True
-
-    def _resume_gc(self) -> None:
-        if self._gc_paused:
-            self._gc_paused = False
-            gc.enable()
-
-    def on_unmount(self) -> None:
-        self._resume_gc()
+        # binding id -> keys, from the user's keymap file (the help screen shows them)
+        self.keymap, self.keymap_problems = load_keymap(self.keymap_file)
+        self.set_keymap(self.keymap)
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self.store, cluster=self.cluster, poll_interval=self.poll_interval)
@@ -71,14 +52,15 @@ class TopicLensApp(App[None]):
         """The first frame is on the terminal."""
         if isinstance(self.screen, MainScreen):
             self.screen.first_frame_shown()
-        self._resume_gc()
 
     def on_mount(self) -> None:
         for problem in self.keymap_problems:
-            self.notify(problem, title="Keymap", severity="warning", timeout=10)
+            self.notify(
+                terminal_line(problem), title="Keymap", severity="warning", timeout=10, markup=False
+            )
 
     def action_help(self) -> None:
-        from .screens import HelpScreen
+        from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -93,8 +75,10 @@ class TopicLensApp(App[None]):
                     command.label, command.help, partial(self._run, screen, command.action)
                 )
         yield SystemCommand("Help", "Show every key", self.action_help)
-        for title, help_text, callback in screen.palette_commands():
-            yield SystemCommand(title, help_text, callback, discover=False)
+        for t in screen.topics:  # the palette reads titles as markup: the name is escaped
+            title = markup_literal(f"Jump to topic: {t.name}")
+            jump = partial(screen.jump_to_topic, t.id)
+            yield SystemCommand(title, f"{t.size} entries", jump, discover=False)
 
     def _run(self, screen: Screen[object], action: str) -> None:
         self.call_later(screen.run_action, action)

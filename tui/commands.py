@@ -11,9 +11,15 @@ from typing import NamedTuple
 
 from textual.binding import Binding
 
+# The help screen's sections, in the order it shows them.
+MOVING = "Moving"
+VIEWS = "Entries and views"
+EVERYWHERE = "Everywhere"
+SECTIONS = (MOVING, VIEWS, EVERYWHERE)
+
 
 class Command(NamedTuple):
-    """One command of the reader (a NamedTuple, not a dataclass: see model.View)."""
+    """One command of the reader; ``section`` is where the help screen lists it."""
 
     id: str
     keys: str
@@ -23,6 +29,7 @@ class Command(NamedTuple):
     footer: bool = False
     palette: bool = True
     priority: bool = False
+    section: str = VIEWS
 
     def binding(self) -> Binding:
         return Binding(
@@ -41,13 +48,25 @@ def bindings(commands: tuple[Command, ...]) -> list[Binding]:
 
 
 # Moving inside a list or the detail pane (bound on each pane).
-CURSOR_UP = Command("cursor-up", "up,k", "Up", "Move up", "cursor_up", palette=False)
-CURSOR_DOWN = Command("cursor-down", "down,j", "Down", "Move down", "cursor_down", palette=False)
-FIRST = Command("first", "home,g", "Top", "Go to the top", "first", palette=False)
-LAST = Command("last", "end,G", "Bottom", "Go to the bottom", "last", palette=False)
-PAGE_UP = Command("page-up", "pageup", "Page up", "One page up", "page_up", palette=False)
+CURSOR_UP = Command(
+    "cursor-up", "up,k", "Up", "Move up", "cursor_up", palette=False, section=MOVING
+)
+CURSOR_DOWN = Command(
+    "cursor-down", "down,j", "Down", "Move down", "cursor_down", palette=False, section=MOVING
+)
+FIRST = Command("first", "home,g", "Top", "Go to the top", "first", palette=False, section=MOVING)
+LAST = Command("last", "end,G", "Bottom", "Go to the bottom", "last", palette=False, section=MOVING)
+PAGE_UP = Command(
+    "page-up", "pageup", "Page up", "One page up", "page_up", palette=False, section=MOVING
+)
 PAGE_DOWN = Command(
-    "page-down", "pagedown", "Page down", "One page down", "page_down", palette=False
+    "page-down",
+    "pagedown",
+    "Page down",
+    "One page down",
+    "page_down",
+    palette=False,
+    section=MOVING,
 )
 OPEN = Command(
     "open",
@@ -56,6 +75,7 @@ OPEN = Command(
     "Open: topic -> its entries, entry -> its detail (marks it read)",
     "select",
     palette=False,
+    section=MOVING,
 )
 NAVIGATION: tuple[Command, ...] = (CURSOR_UP, CURSOR_DOWN, FIRST, LAST, PAGE_UP, PAGE_DOWN, OPEN)
 
@@ -69,6 +89,7 @@ MAIN: tuple[Command, ...] = (
         "pane(-1)",
         palette=False,
         priority=True,
+        section=MOVING,
     ),
     Command(
         "pane-right",
@@ -78,9 +99,19 @@ MAIN: tuple[Command, ...] = (
         "pane(1)",
         palette=False,
         priority=True,
+        section=MOVING,
     ),
-    Command("next-entry", "n", "Next", "Next entry, from any pane", "step_entry(1)"),
-    Command("previous-entry", "p", "Previous", "Previous entry, from any pane", "step_entry(-1)"),
+    Command(
+        "next-entry", "n", "Next", "Next entry, from any pane", "step_entry(1)", section=MOVING
+    ),
+    Command(
+        "previous-entry",
+        "p",
+        "Previous",
+        "Previous entry, from any pane",
+        "step_entry(-1)",
+        section=MOVING,
+    ),
     Command(
         "toggle-bookmark",
         "b",
@@ -142,12 +173,21 @@ MAIN: tuple[Command, ...] = (
 
 # The whole app.
 APP: tuple[Command, ...] = (
-    Command("help", "question_mark,f1", "Help", "Show every key", "help", footer=True),
-    Command("quit", "q", "Quit", "Quit topiclens", "quit", footer=True),
+    Command(
+        "help",
+        "question_mark,f1",
+        "Help",
+        "Show every key",
+        "help",
+        footer=True,
+        section=EVERYWHERE,
+    ),
+    Command("quit", "q", "Quit", "Quit topiclens", "quit", footer=True, section=EVERYWHERE),
 )
 
 ALL: tuple[Command, ...] = NAVIGATION + MAIN + APP
 BY_ID: dict[str, Command] = {c.id: c for c in ALL}
+BY_SECTION: dict[str, list[Command]] = {s: [c for c in ALL if c.section == s] for s in SECTIONS}
 
 # Bindings of the overview and the dialogs: they have ids too, so a keymap can move them.
 SCREEN_BINDING_IDS: frozenset[str] = frozenset(

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from topiclens.store.models import Bookmark, Entry, Topic
 
-# One line of the entry list: (id, title, source, date), a plain tuple as SQLite returns
-# it. Not a NamedTuple: the cyclic garbage collector stops tracking a plain tuple of
-# strings, never a tuple subclass, and the rows of the last 16 topics (tens of thousands)
-# made every full collection walk them: ~30 ms, in one topic switch in fifteen at 100,000
-# entries (bench/bench_reader.py with gc.callbacks), which set the switches' 95th
-# percentile.
+# One line of the entry list: (id, title, source, date), the plain tuple SQLite returns:
+# the garbage collector stops tracking it, which keeps full collections off topic
+# switches at 100,000 entries (docs/reader.md, "Speed").
 Row = tuple[str, str, str, str | None]
 
 
-# The reader's value types are NamedTuples or plain classes, not dataclasses: a frozen
-# dataclass costs ~1 ms to create at import (its methods are generated and compiled), a
-# NamedTuple a fifth of that (valgrind).
 class View(NamedTuple):
     """What the entry list shows: a topic, the bookmarks or search results."""
 
@@ -32,25 +27,14 @@ class View(NamedTuple):
         return self.kind
 
 
+@dataclass(slots=True)
 class Detail:
-    """Everything the detail pane shows about one entry (a plain class: see View)."""
+    """Everything the detail pane shows about one entry."""
 
-    __slots__ = ("bookmark", "entry", "read", "score", "similar", "terms", "topic")
-
-    def __init__(
-        self,
-        entry: Entry,
-        topic: Topic | None = None,
-        score: float = 0.0,
-        terms: list[str] | None = None,
-        similar: list[tuple[Row, float]] | None = None,
-        bookmark: Bookmark | None = None,
-        read: bool = False,
-    ) -> None:
-        self.entry = entry
-        self.topic = topic
-        self.score = score
-        self.terms: list[str] = terms if terms is not None else []
-        self.similar: list[tuple[Row, float]] = similar if similar is not None else []
-        self.bookmark = bookmark
-        self.read = read
+    entry: Entry
+    topic: Topic | None = None
+    score: float = 0.0
+    terms: list[str] = field(default_factory=list)
+    similar: list[tuple[Row, float]] = field(default_factory=list)
+    bookmark: Bookmark | None = None
+    read: bool = False

@@ -1,0 +1,33 @@
+"""What the detail pane shows about one entry, read from the store."""
+
+from __future__ import annotations
+
+from topiclens.store import Store, Topic
+
+from .model import Detail
+
+
+def load_detail(
+    store: Store, entry_id: str, topics: list[Topic], read: frozenset[str]
+) -> Detail | None:
+    """The entry ``entry_id`` with its topic, similar entries, bookmark and read state
+    (None when the store has no such entry)."""
+    entry = store.entry(entry_id)
+    if entry is None:
+        return None
+    topic, score, terms = None, 0.0, []
+    assignment = store.assignment(entry_id)
+    if assignment is not None:
+        topic_id, score, terms = assignment
+        topic = next((t for t in topics if t.id == topic_id), None)
+    similar = store.similar(entry_id)
+    rows = {r[0]: r for r in store.entry_rows([s for s, _ in similar])}
+    return Detail(
+        entry=entry,
+        topic=topic,
+        score=score,
+        terms=list(terms),
+        similar=[(rows[s], score) for s, score in similar if s in rows],
+        bookmark=store.bookmark(entry_id),
+        read=entry_id in read,
+    )

@@ -1,0 +1,43 @@
+"""The progress of a first start: the stage and a bar, above the panes."""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.widgets import Label, ProgressBar
+
+from .display import literal
+
+# What the clustering's progress stages mean to someone waiting for their topics.
+STAGES = {
+    "import": "Importing the bundled corpus",
+    "tokenize": "Reading the entries (Chinese and English words)",
+    "features": "Weighing the words (TF-IDF)",
+    "neighbours": "Finding each entry's nearest entries",
+    "kmeans": "Grouping the entries into topics",
+    "name": "Naming the topics",
+    "similar": "Finding similar entries",
+    "assign": "Placing new entries in their topics",
+    "store": "Saving the topics",
+    "done": "Done",
+}
+
+
+class ProgressBox(Vertical):
+    """A stage label over a bar; a stage that has not measured its progress pulses."""
+
+    def __init__(self, **kwargs: object) -> None:
+        self.stage = Label(id="progress-stage")
+        self.bar = ProgressBar(total=100, show_eta=False, id="progress-bar")
+        super().__init__(self.stage, self.bar, **kwargs)  # type: ignore[arg-type]
+
+    def show(self, stage: str, fraction: float) -> str:
+        """Show ``stage`` (a stage name or a sentence) at ``fraction``; returns the
+        sentence shown."""
+        text = STAGES.get(stage, stage)
+        self.display = True
+        self.stage.update(literal(text))
+        if fraction > 0:
+            self.bar.update(total=100, progress=round(fraction * 100))
+        else:  # a stage that has not measured its progress yet: a pulsing bar, not "0%"
+            self.bar.update(total=None)
+        return text

@@ -1,0 +1,168 @@
+"""The topic overview: every topic with its size as a bar, top keywords, sources and
+entries by month."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Label, OptionList
+from textual.widgets.option_list import Option
+from topiclens.store import Store, Topic
+
+from ..display import terminal_line
+from ..wrap import wrap_cells
+from . import DIALOG_CSS
+
+SPARKS = "▁▂▃▄▅▆▇█"
+BAR_WIDTH = 24
+MAX_MONTHS = 36
+
+
+def months_between(first: str, last: str) -> list[str]:
+    """Every 'YYYY-MM' from ``first`` to ``last`` inclusive."""
+    y, m = int(first[:4]), int(first[5:7])
+    out = []
+    while f"{y:04d}-{m:02d}" <= last:
+        out.append(f"{y:04d}-{m:02d}")
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return out
+
+
+def sparkline(counts: list[int]) -> str:
+    top = max(counts, default=0)
+    if top == 0:
+        return " " * len(counts)
+    return "".join(
+        " " if n == 0 else SPARKS[min(len(SPARKS) - 1, (n * len(SPARKS) - 1) // top)]
+        for n in counts
+    )
+
+
+def bucket(counts: list[int], width: int) -> list[int]:
+    """Sum ``counts`` into at most ``width`` equal buckets (oldest first)."""
+    if len(counts) <= width:
+        return counts
+    size = -(-len(counts) // width)
+    return [sum(counts[i : i + size]) for i in range(0, len(counts), size)]
+
+
+FIELD_LABEL = 8  # cells for "keywords" and "sources" in the overview
+
+
+def field_lines(label: str, value: str, width: int) -> list[Content]:
+    """``label`` and ``value``, the value wrapped under itself (not under the label) to
+    ``width`` cells."""
+    indent = 2 + FIELD_LABEL + 1
+    lines = wrap_cells(value, max(20, width - indent))
+    first = Content.from_markup(
+        "  [$text-muted]$label[/] $line", label=label.ljust(FIELD_LABEL), line=lines[0]
+    )
+    return [first, *(Content(" " * indent + line) for line in lines[1:])]
+
+
+class OverviewScreen(Screen[int | None]):
+    """Every topic with its size as a bar, top keywords, sources and entries by month."""
+
+    CSS_PATH = DIALOG_CSS
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,o,q", "close", "Back", id="overview-close"),
+        Binding("j", "down", show=False, id="overview-down"),
+        Binding("k", "up", show=False, id="overview-up"),
+    ]
+
+    def __init__(self, store: Store, topics: list[Topic]) -> None:
+        super().__init__()
+        self.store = store
+        self.topics = topics
+        self._profile: tuple[dict[int, list[tuple[str, int]]], dict[int, dict[str, int]]]
+        self._profile = ({}, {})
+        self._built_width = 0
+
+    def compose(self) -> ComposeResult:
+        yield Label("", id="overview-title")
+        yield OptionList(id="overview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._profile = self.store.topic_profile()
+        self.query_one(OptionList).focus()
+        self.call_after_refresh(self.on_resize)  # the options need the list's width
+
+    def on_resize(self) -> None:
+        overview = self.query_one(OptionList)
+        width = overview.scrollable_content_region.width
+        if width <= 0 or width == self._built_width:
+            return
+        self._built_width = width
+        highlighted = overview.highlighted
+        overview.set_options(self._options(width))
+        if self.topics:
+            overview.highlighted = highlighted or 0
+
+    def _options(self, width: int) -> list[Option | None]:
+        """One option per topic, its fields wrapped to the list's ``width``; and the title."""
+        sources, months = self._profile
+        all_months = sorted({m for per in months.values() for m in per})
+        axis = months_between(all_months[0], all_months[-1]) if all_months else []
+        biggest = max((t.size for t in self.topics), default=1) or 1
+        options: list[Option | None] = []
+        for t in self.topics:
+            filled = max(1, round(BAR_WIDTH * t.size / biggest)) if t.size else 0
+            per = months.get(t.id, {})
+            spark = sparkline(bucket([per.get(m, 0) for m in axis], MAX_MONTHS))
+            top_sources = " · ".join(f"{s} {n}" for s, n in sources.get(t.id, [])[:4])
+            keywords = ", ".join(k for k, _ in t.keywords[:8])
+            top_sources, keywords = terminal_line(top_sources), terminal_line(keywords)
+            head = Content.from_markup(
+                "[b]$name[/b]\n  [$accent]$bar[/][$text-muted]$rest[/] $size entries",
+                name=terminal_line(t.name),
+                bar="█" * filled,
+                rest="░" * (BAR_WIDTH - filled),
+                size=str(t.size),
+            )
+            tail = Content.from_markup(
+                "  [$text-muted]$first[/] [$secondary]$spark[/] [$text-muted]$last[/]",
+                first=axis[0] if axis else "",
+                spark=spark,
+                last=axis[-1] if axis else "",
+            )
+            prompt = Content("\n").join(
+                [
+                    head,
+                    *field_lines("keywords", keywords or "-", width),
+                    *field_lines("sources", top_sources or "-", width),
+                    tail,
+                ]
+            )
+            options.append(Option(prompt, id=f"topic-{t.id}"))
+            options.append(None)
+        span = f"{axis[0]} to {axis[-1]}" if axis else "no dates"
+        self.query_one("#overview-title", Label).update(
+            Content.from_markup(
+                "[b]Topic overview[/b] [$text-muted]· $n topics · entries by month, $span · "
+                "Enter jumps to a topic[/]",
+                n=str(len(self.topics)),
+                span=span,
+            )
+        )
+        return options
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.dismiss(int(event.option.id.removeprefix("topic-")))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_down(self) -> None:
+        self.query_one(OptionList).action_cursor_down()
+
+    def action_up(self) -> None:
+        self.query_one(OptionList).action_cursor_up()

@@ -1,0 +1,168 @@
+"""One entry in full: title, source, summary, comment, topic, note."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import BindingType
+from textual.geometry import Region, Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..commands import FIRST, LAST, NAVIGATION, bindings
+from ..display import terminal_line, terminal_text
+from ..model import Detail
+from ..textual_compat import set_virtual_size
+from ..wrap import wrap_cells
+from .entry_list import BOOKMARK_MARK, UNREAD_MARK
+
+# A paragraph of the detail pane: (label, label style, text, text style); the styles
+# name the detail pane's component classes ("title" is "detail--title"), "" is plain.
+Paragraph = tuple[str, str, str, str]
+Line = list[tuple[str, str]]
+NO_ENTRY: list[Paragraph] = [("", "", "No entry selected.", "muted")]
+
+
+def detail_paragraphs(d: Detail) -> list[Paragraph]:
+    """What the detail pane shows of ``d``, every string from the data cleaned for the
+    terminal: one-line fields by ``terminal_line``, the summary, comment and note (which
+    keep their line breaks) by ``terminal_text``."""
+    e = d.entry
+    line = terminal_line
+    meta = line(" · ".join(p for p in (e.source, e.category, e.date or "") if p))
+    marks = []
+    if d.bookmark is not None:
+        marks.append(f"{BOOKMARK_MARK} bookmarked")
+    marks.append("read" if d.read else f"{UNREAD_MARK} unread")
+    out: list[Paragraph] = [
+        ("", "", line(e.title), "title"),
+        ("", "", meta, "muted"),
+        ("", "", "  ".join(marks), "accent"),
+        ("", "", "", ""),
+    ]
+    if e.summary:
+        out += [("", "", terminal_text(e.summary), ""), ("", "", "", "")]
+    if e.comment:
+        out += [("", "", "Curator's comment", "heading"), ("", "", terminal_text(e.comment), "")]
+        out.append(("", "", "", ""))
+    if e.url:
+        out += [("", "", line(e.url), "muted"), ("", "", "", "")]
+    if d.topic is not None:
+        out.append(("Topic ", "heading", line(d.topic.name), ""))
+        keywords = line(", ".join(k for k, _ in d.topic.keywords[:8]))
+        if keywords:
+            out.append(("keywords: ", "muted", keywords, ""))
+        if d.terms:
+            out.append(("tied by: ", "muted", line(", ".join(d.terms[:8])), "accent"))
+        out.append(("", "", "", ""))
+    if d.bookmark is not None:
+        note = terminal_text(d.bookmark.note) or "(no note: press N to write one)"
+        out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
+    return out
+
+
+def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:
+    """The paragraphs wrapped to ``width`` cells: lines of (text, style name) parts."""
+    lines: list[Line] = []
+    for label, label_style, text, style in paragraphs:
+        for n, line in enumerate(wrap_cells(label + text, width)):
+            if n == 0 and label:
+                cut = min(len(label.rstrip()), len(line))
+                lines.append([(line[:cut], label_style), (line[cut:], style)])
+            else:
+                lines.append([(line, style)])
+    return lines
+
+
+class DetailPane(ScrollView, can_focus=True):
+    """One entry in full, drawn line by line (Line API): showing another entry changes
+    this pane's virtual size, not the screen's layout, so a cursor move repaints two
+    panes instead of reflowing the whole screen. The text is wrapped when first drawn at
+    the width the layout gives, and again only when that width changes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings(NAVIGATION[:2]),
+        FIRST.binding(),
+        LAST.binding(),
+        *bindings(NAVIGATION[4:6]),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "detail--title",
+        "detail--muted",
+        "detail--accent",
+        "detail--heading",
+    }
+
+    detail: reactive[Detail | None] = reactive(None, always_update=True)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._paragraphs: list[Paragraph] = NO_ENTRY
+        self._lines: list[Line] = []
+        self._wrapped_at = 0  # the width the lines were wrapped at (0: not yet)
+        self._styles: dict[str, Style] = {}
+
+    def action_cursor_up(self) -> None:
+        self.scroll_up(animate=False)
+
+    def action_cursor_down(self) -> None:
+        self.scroll_down(animate=False)
+
+    def action_first(self) -> None:
+        self.scroll_home(animate=False)
+
+    def action_last(self) -> None:
+        self.scroll_end(animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
+
+    @property
+    def text(self) -> str:
+        """What the pane shows, as plain text (for tests and screen readers)."""
+        self._wrap_to_layout()
+        return "\n".join("".join(t for t, _ in line) for line in self._lines)
+
+    def _wrap_to_layout(self) -> None:
+        width = self.scrollable_content_region.width
+        if width > 0 and width != self._wrapped_at:
+            self._lines = render_paragraphs(self._paragraphs, max(4, width))
+            self._wrapped_at = width
+            set_virtual_size(self, Size(width, len(self._lines)))
+
+    def on_resize(self) -> None:
+        self._wrap_to_layout()
+
+    def watch_detail(self, detail: Detail | None) -> None:
+        self._paragraphs = detail_paragraphs(detail) if detail is not None else NO_ENTRY
+        self._wrapped_at = 0
+        self._wrap_to_layout()  # before the first layout: when first drawn
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._wrap_to_layout()
+        base = self.rich_style
+        get = self.get_component_rich_style
+        self._styles = {"": base} | {
+            name: base + get(f"detail--{name}") for name in ("title", "muted", "accent", "heading")
+        }
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        styles = self._styles or {"": self.rich_style}
+        index = round(self.scroll_y) + y
+        if index >= len(self._lines):
+            return Strip.blank(width, styles[""])
+        segments = [
+            Segment(text, styles.get(style, styles[""])) for text, style in self._lines[index]
+        ]
+        return Strip(segments).adjust_cell_length(width, styles[""])

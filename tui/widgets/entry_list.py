@@ -1,0 +1,140 @@
+"""The entries of one view (a topic, the bookmarks or a search): marks, title, source
+and date, in columns cut and padded in terminal cells."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+
+from ..display import fit_line
+from ..model import Row
+from .cursor_list import CursorList
+
+BOOKMARK_MARK = "★"
+UNREAD_MARK = "●"
+
+
+def columns(width: int) -> tuple[int, int, int]:
+    """Cells for the title, the source and the date in a list ``width`` cells wide
+    (0: the column is left out); the two marks and a space take the first three."""
+    date_w = 10 if width >= 40 else 0
+    source_w = min(18, max(0, (width - 40) // 3)) if width >= 60 else 0
+    title_w = max(0, width - 3 - (source_w + 2 if source_w else 0) - (date_w + 1 if date_w else 0))
+    return title_w, source_w, date_w
+
+
+class EntryList(CursorList):
+    """The entries of one view: showing 100,000 rows costs what showing a screenful costs."""
+
+    CLICKS_TO_SELECT: ClassVar[int] = 2  # a click moves the cursor, a double click opens
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "entry-list--cursor",
+        "entry-list--unread",
+        "entry-list--meta",
+        "entry-list--mark",
+        "entry-list--empty",
+    }
+
+    bookmarks: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
+    read: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
+    empty_text: reactive[str] = reactive("Nothing here.")
+
+    class Highlighted(Message):
+        """The cursor is on entry ``entry_id`` (None: the list is empty)."""
+
+        def __init__(self, entry_id: str | None) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    class Opened(Message):
+        """Enter on entry ``entry_id``."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[Row] = []
+
+    @property
+    def item_count(self) -> int:
+        return len(self.rows)
+
+    @property
+    def line_count(self) -> int:
+        return len(self.rows) or 2  # the empty text sits on the second line
+
+    def item_at(self, line: int) -> int | None:
+        return line if 0 <= line < len(self.rows) else None
+
+    @property
+    def current_id(self) -> str | None:
+        return self.rows[self.cursor][0] if self.rows and self.cursor is not None else None
+
+    def show_rows(self, rows: list[Row], keep: str | None = None) -> None:
+        """Show ``rows``, with the cursor on entry ``keep`` if it is there, else the top."""
+        self.rows = rows
+        index = 0
+        if keep is not None:
+            index = next((i for i, r in enumerate(rows) if r[0] == keep), 0)
+        self.content_changed(index, center=True)
+        self.post_message(self.Highlighted(self.current_id))
+
+    def watch_bookmarks(self) -> None:
+        self.refresh()
+
+    def watch_read(self) -> None:
+        self.refresh()
+
+    def cursor_moved(self, index: int | None) -> None:
+        self.post_message(self.Highlighted(self.current_id))
+
+    def selected(self, index: int) -> None:
+        self.post_message(self.Opened(self.rows[index][0]))
+
+    def line_styles(self) -> dict[str, Style]:
+        base = self.rich_style
+        get = self.get_component_rich_style
+        cursor = get("entry-list--cursor")
+        styles = {
+            "": base,
+            "unread": base + get("entry-list--unread"),
+            "meta": base + get("entry-list--meta"),
+            "mark": base + get("entry-list--mark"),
+            "empty": base + get("entry-list--empty"),
+        }
+        for name in ("", "unread", "meta", "mark"):
+            styles[f"{name}-cursor"] = styles[name] + cursor
+        return styles
+
+    def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
+        styles = self._styles
+        if not self.rows:
+            if line == 1:
+                text = "  " + fit_line(self.empty_text, width - 2)
+                return Strip([Segment(text, styles["empty"])], width)
+            return Strip.blank(width, styles[""])
+        row_id, title, source, date = self.rows[line]
+        unread = row_id not in self.read
+        at = "-cursor" if at_cursor else ""
+        style = styles[("unread" if unread else "") + at]
+        meta, mark = styles["meta" + at], styles["mark" + at]
+        marks = (UNREAD_MARK if unread else " ") + (
+            BOOKMARK_MARK if row_id in self.bookmarks else " "
+        )
+        title_w, source_w, date_w = columns(width)
+        segments = [Segment(marks + " ", mark), Segment(fit_line(title, title_w), style)]
+        if source_w:
+            segments.append(Segment("  " + fit_line(source, source_w), meta))
+        if date_w:
+            segments.append(Segment(" " + fit_line(date or "", date_w), meta))
+        # every part was padded to its cells: give the length rather than measure it
+        used = 3 + title_w + (source_w + 2 if source_w else 0) + (date_w + 1 if date_w else 0)
+        return Strip(segments, used).adjust_cell_length(width, style)

@@ -1,0 +1,87 @@
+"""Entries similar to the one shown, under it; Enter jumps to one."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from topiclens.store.text import cell_width
+
+from ..display import fit_line, terminal_line
+from ..model import Detail, Row
+from .cursor_list import CursorList, ListLine
+from .topic_list import list_styles
+
+
+def similar_line(row: Row, width: int) -> ListLine:
+    """One entry, padded one cell on each side: the title, then its source and date
+    muted, cut with an ellipsis where the pane ends."""
+    _id, title, source, date = row
+    room = max(1, width - 2)
+    title = terminal_line(title)
+    meta = terminal_line(" ".join(filter(None, (source, date or ""))))
+    title_w = cell_width(title)
+    if title_w + 2 + cell_width(meta) <= room:
+        parts = [(title, ""), ("  " + meta, "muted")]
+    elif title_w < room - 1:
+        parts = [(title, ""), ("  " + fit_line(meta, room - title_w - 2), "muted")]
+    else:
+        parts = [(fit_line(title, room), "")]
+    return [(" ", ""), *parts, (" ", "")]
+
+
+class SimilarList(CursorList):
+    """Entries similar to the one shown; Enter jumps to one. Its height is fixed in CSS:
+    new entries repaint it without a layout of the screen."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "cursor-list--cursor",
+        "cursor-list--muted",
+        "cursor-list--separator",
+    }
+
+    class Jump(Message):
+        """Enter on the similar entry ``entry_id``."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    detail: reactive[Detail | None] = reactive(None, always_update=True)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._rows: list[Row] = []
+        self._lines: list[ListLine] = []
+        self._lines_width = -1
+
+    @property
+    def item_count(self) -> int:
+        return len(self._rows)
+
+    @property
+    def line_count(self) -> int:
+        return max(1, len(self._rows))  # "No similar entries." when there are none
+
+    def watch_detail(self, detail: Detail | None) -> None:
+        self._rows = [row for row, _score in detail.similar] if detail is not None else []
+        self._lines_width = -1
+        self.content_changed(0 if self._rows else None)
+
+    def line_styles(self) -> dict[str, Style]:
+        return list_styles(self)
+
+    def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
+        if width != self._lines_width:  # built when first drawn, at the laid-out width
+            self._lines = [similar_line(row, width) for row in self._rows]
+            self._lines_width = width
+        if not self._rows:
+            return self.strip([(" No similar entries.", "muted-italic")], width, False)
+        return self.strip(self._lines[line], width, at_cursor)
+
+    def selected(self, index: int) -> None:
+        if 0 <= index < len(self._rows):
+            self.post_message(self.Jump(self._rows[index][0]))

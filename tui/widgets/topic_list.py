@@ -1,0 +1,175 @@
+"""The topic list: topics with their sizes and unread counts, and the Bookmarks and
+Search pseudo-topics when they apply."""
+
+from __future__ import annotations
+
+from typing import ClassVar, NamedTuple
+
+from rich.style import Style
+from textual.message import Message
+from textual.strip import Strip
+from topiclens.store.models import Topic
+from topiclens.store.text import cell_width
+
+from ..display import fit_line
+from ..model import View
+from .cursor_list import CursorList, ListLine
+
+UNREAD_MARK = "●"
+
+
+class TopicItem(NamedTuple):
+    view: View
+    name: str
+    size: int
+    unread: int
+
+
+def topic_items(
+    topics: list[Topic],
+    unread: dict[int, int],
+    bookmarks: int,
+    search: tuple[str, int] | None,
+) -> list[TopicItem]:
+    items: list[TopicItem] = []
+    if search is not None:
+        query, n = search
+        items.append(TopicItem(View("search", query=query), f"Search: {query}", n, 0))
+    if bookmarks:
+        items.append(TopicItem(View("bookmarks"), "Bookmarks", bookmarks, 0))
+    items += [TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0)) for t in topics]
+    return items
+
+
+def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -> ListLine:
+    """One line: the name cut to fit, then the size and the unread count, each
+    right-aligned in its column (``columns``: their widths in digits)."""
+    size_w, unread_w = columns
+    counts = f" {item.size:>{size_w}}"
+    if not unread_w:
+        unread = ""
+    elif item.unread:
+        unread = f" {item.unread:>{unread_w}}{UNREAD_MARK}"
+    else:
+        unread = " " * (unread_w + 2)
+    room = max(4, width - 1 - cell_width(counts + unread))
+    return [
+        (" ", ""),
+        (fit_line(item.name, room), "italic" if item.view.kind != "topic" else ""),
+        (counts, "muted"),
+        (unread, "bold"),
+    ]
+
+
+class TopicList(CursorList):
+    """Topics, with a Bookmarks and a Search pseudo-topic above them when they apply (and
+    a separator line under those)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "cursor-list--cursor",
+        "cursor-list--muted",
+        "cursor-list--separator",
+    }
+
+    class Chosen(Message):
+        """The highlighted topic changed (``opened``: Enter was pressed on it)."""
+
+        def __init__(self, view: View, opened: bool = False) -> None:
+            super().__init__()
+            self.view = view
+            self.opened = opened
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._items: list[TopicItem] = []
+        self._keys: dict[str, int] = {}
+        self._separator: int | None = None  # the line under the pseudo-topics
+        self._columns = (1, 0)
+        self._lines: dict[int, ListLine] = {}  # built once per width, when first drawn
+        self._lines_width = 0
+
+    @property
+    def item_count(self) -> int:
+        return len(self._items)
+
+    @property
+    def line_count(self) -> int:
+        return len(self._items) + (self._separator is not None)
+
+    def line_of(self, item: int) -> int:
+        return item + (self._separator is not None and item >= self._separator)
+
+    def item_at(self, line: int) -> int | None:
+        if line == self._separator:
+            return None
+        index = line - (self._separator is not None and line > self._separator)
+        return index if 0 <= index < len(self._items) else None
+
+    def show(self, items: list[TopicItem], current: View | None) -> None:
+        """Show ``items``, keeping the cursor on ``current``."""
+        self._items = items
+        self._keys = {item.view.key: i for i, item in enumerate(items)}
+        pseudo = sum(1 for i in items if i.view.kind != "topic")
+        self._separator = pseudo or None
+        # the counts line up in two right-aligned columns, as wide as the widest number
+        self._columns = (
+            max((len(str(i.size)) for i in items), default=1),
+            max((len(str(i.unread)) for i in items if i.unread), default=0),
+        )
+        self._lines = {}
+        cursor = self._keys.get(current.key) if current is not None else None
+        if cursor is None and items:
+            cursor = 0
+        self.content_changed(cursor)
+
+    def item(self, index: int | None = None) -> TopicItem | None:
+        index = self.cursor if index is None else index
+        if index is None or not 0 <= index < len(self._items):
+            return None
+        return self._items[index]
+
+    def select_view(self, view: View) -> None:
+        """Put the cursor on ``view`` without a Chosen: the screen shows the view itself."""
+        index = self._keys.get(view.key)
+        if index is not None:
+            self.move_cursor(index, announce=False)
+
+    def cursor_moved(self, index: int | None) -> None:
+        if index is not None:
+            self.post_message(self.Chosen(self._items[index].view))
+
+    def selected(self, index: int) -> None:
+        self.post_message(self.Chosen(self._items[index].view, opened=True))
+
+    def line_styles(self) -> dict[str, Style]:
+        return list_styles(self)
+
+    def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
+        if width != self._lines_width:
+            self._lines, self._lines_width = {}, width
+        parts = self._lines.get(line)
+        if parts is None:
+            if line == self._separator:
+                parts = [("─" * width, "separator")]
+            else:
+                item = self._items[self.item_at(line) or 0]
+                parts = topic_line(item, width, self._columns)
+            self._lines[line] = parts
+        return self.strip(parts, width, at_cursor)
+
+
+def list_styles(widget: CursorList) -> dict[str, Style]:
+    """The styles of a short list's parts ("" plain, "muted", "bold", "italic",
+    "muted-italic", "separator"), and each on the cursor's line (name + "-cursor")."""
+    base = widget.rich_style
+    get = widget.get_component_rich_style
+    cursor = get("cursor-list--cursor")
+    # a muted part takes only the colour: on the cursor's line, the cursor's background
+    muted = Style(color=get("cursor-list--muted").color)
+    italic, bold = Style(italic=True), Style(bold=True)
+    parts = {"": Style(), "muted": muted, "bold": bold, "italic": italic}
+    parts["muted-italic"] = muted + italic
+    styles = {name: base + style for name, style in parts.items()}
+    styles |= {f"{name}-cursor": cursor + style for name, style in parts.items()}
+    separator = get("cursor-list--separator")
+    return styles | {"separator": separator, "separator-cursor": separator}
