@@ -137,13 +137,13 @@ def _unstorable(value: Any, where: str) -> str | None:
     while stack:
         item, at = stack.pop()
         if isinstance(item, dict):
-            stack.extend((v, f"{at}.{k}") for k, v in item.items())
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in item.items())
         elif isinstance(item, list):
             stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
         elif isinstance(item, int) and not INT_MIN <= item <= INT_MAX:
-            return f"{at!r} is an integer beyond 64 bits"
+            return f"{at or 'entry'!r} is an integer beyond 64 bits"
         elif isinstance(item, float) and math.isinf(item):
-            return f"{at!r} is a number too large to store"
+            return f"{at or 'entry'!r} is a number too large to store"
     return None
 
 
@@ -157,7 +157,8 @@ def _item(obj: Any, exact: bool) -> RestoreItem:
         levels = depth(value)
         if levels > MAX_DEPTH:
             raise Invalid(f"{key[:40]!r} nested {levels} levels deep (at most {MAX_DEPTH})")
-        wrong = _unstorable(value, key[:40]) if exact else None
+        # (the entry's fields named as Entry.from_json names them: 'origin.line')
+        wrong = _unstorable(value, "" if key == "entry" else key[:40]) if exact else None
         if wrong is not None:
             raise Invalid(wrong)
     if "entry" not in obj:
