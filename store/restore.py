@@ -173,40 +173,47 @@ def _item(obj: Any, exact: bool) -> RestoreItem:
     return RestoreItem(entry, Bookmark(entry.id, when, note))
 
 
-def _layout(text: str) -> tuple[dict[str, int], list[int]]:
+def _layout(text: str, upto: int | None = None) -> tuple[dict[str, int], list[int]]:
     """Where things sit in an export's text (JSON known to be valid, its top an object):
     the offset of each top-level key, and of each bookmark's ``entry`` key (of the bookmark
-    itself when it has none). Duplicate keys: the last counts, as when parsing."""
+    itself when it has none), read up to bookmark ``upto`` (None: all the text). Duplicate
+    keys: the last counts, as when parsing."""
     keys: dict[str, int] = {}
     marks: list[int] = []
-    stack: list[str] = []  # the open objects and lists
+    level = 0  # how many objects and lists are open
     in_list = False  # inside the top-level "bookmarks" list
+    in_object = False  # in a bookmark that is an object
     top_key = ""
-    prev, prev_at = "", 0
+    prev: re.Match[str] | None = None
     for match in _TOKEN.finditer(text):
-        token, at = match.group(), match.start()
-        if token == ":":
-            if len(stack) == 1:
-                top_key = orjson.loads(prev)
-                keys[top_key] = prev_at
-            elif in_list and len(stack) == 3 and stack[-1] == "{" and orjson.loads(prev) == "entry":
-                marks[-1] = prev_at
+        token = match.group()
+        if token[0] == '"':
+            prev = match  # a key when a colon follows
+            continue
+        if token == ":" and prev is not None:
+            if level == 1:
+                top_key = orjson.loads(prev.group())
+                keys[top_key] = prev.start()
+            elif level == 3 and in_object and orjson.loads(prev.group()) == "entry":
+                marks[-1] = prev.start()
         elif token in "{[":
-            opens_list = token == "[" and len(stack) == 1 and top_key == "bookmarks"
-            stack.append(token)
-            if opens_list:
+            level += 1
+            if level == 2 and token == "[" and top_key == "bookmarks":
                 in_list, marks = True, []
                 start = _NON_SPACE.search(text, match.end())
                 if start and start.group() != "]":
                     marks.append(start.start())
+            elif level == 3:
+                in_object = in_list and token == "{"
         elif token in "}]":
-            stack.pop()
-            if len(stack) == 1:
+            level -= 1
+            if level == 1:
                 in_list = False
-        elif token == "," and in_list and len(stack) == 2:
+        elif token == "," and level == 2 and in_list:
+            if upto is not None and len(marks) >= upto:
+                break  # bookmark upto is behind: nothing further is needed
             start = _NON_SPACE.search(text, match.end())
-            marks.append(start.start() if start else at)
-        prev, prev_at = token, at
+            marks.append(start.start() if start else match.start())
     return keys, marks
 
 
@@ -311,7 +318,7 @@ def _pinned(data: bytes, display: str, refused: list[tuple[int, str]]) -> list[P
     if not refused:
         return []
     text = data.decode("utf-8", errors="replace")
-    _, marks = _layout(text)
+    _, marks = _layout(text, upto=max(number for number, _ in refused))
     offsets = [marks[n - 1] if n <= len(marks) else -1 for n, _ in refused]
     lines = _line_numbers(text, [o for o in offsets if o >= 0])
     return [
