@@ -37,6 +37,7 @@ _MARKER = re.compile(rb'"format"\s*:\s*"' + re.escape(EXPORT_FORMAT.encode()) + 
 # orjson reads integers beyond 64 bits as floats without a word: a run of 19 or more digits
 # sends the document through the exact standard parser to find them.
 _LONG_DIGITS = re.compile(rb"\d{19,}")
+# Numbers, and strings matched whole so that digits inside them are left alone.
 _NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
 # What the layout scan needs of valid JSON: strings (whole) and punctuation.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
@@ -267,7 +268,7 @@ def _top_problem(doc: dict[str, Any]) -> tuple[str, str] | None:
     """(the top-level key, what is wrong with it) when the export cannot be read at all."""
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        return "version", f"'version' must be a whole number, not {str(version)[:40]!r}"
+        return "version", f"'version' must be a whole number, not {repr(version)[:40]}"
     if version > EXPORT_VERSION:
         return "version", (
             f"written by a newer topiclens (export version {version}; this version "
@@ -313,8 +314,8 @@ def read_export_data(data: bytes, display: str) -> tuple[list[RestoreItem], list
 
 
 def _pinned(data: bytes, display: str, refused: list[tuple[int, str]]) -> list[Problem]:
-    """A problem for each refused bookmark, on the line of its entry (scanned only when
-    something was refused: it reads the whole text)."""
+    """A problem for each refused bookmark, on the line of its entry (the text is scanned
+    only when something was refused, and only as far as the last refused bookmark)."""
     if not refused:
         return []
     text = data.decode("utf-8", errors="replace")

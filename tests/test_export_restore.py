@@ -180,8 +180,8 @@ def _top_level(doc: dict[str, Any], how: str) -> dict[str, Any]:
         doc["bookmarks"] = {"a": 1}
     elif how == "no-bookmarks":
         del doc["bookmarks"]
-    elif how == "newer-last":  # the version after the bookmarks, and named in a note before it
-        doc["bookmarks"][0]["note"] = 'a note that says\n  "version": 99'
+    elif how == "newer-last":  # the version after the bookmarks, one of which has its own
+        doc["bookmarks"][0]["entry"]["extra"] = {"version": 99}
         doc = {**{k: v for k, v in doc.items() if k != "version"}, "version": 99}
     return doc
 
@@ -190,7 +190,7 @@ TOP_LEVEL = {
     "newer": (r"written by a newer topiclens \(export version 99", "version"),
     "newer-last": (r"written by a newer topiclens \(export version 99", "version"),
     "version-text": (r"'version' must be a whole number, not '1'", "version"),
-    "no-version": (r"'version' must be a whole number, not 'None'", None),
+    "no-version": (r"'version' must be a whole number, not None$", None),
     "not-a-list": (r"'bookmarks' must be a list, not an object", "bookmarks"),
     "no-bookmarks": (r"'bookmarks' must be a list, not null", None),
 }
