@@ -1,16 +1,20 @@
 """Reading a JSON export back in: ``topiclens import bookmarks.json`` restores a backup.
 
 A file is a topiclens export when it is one JSON object whose ``format`` is
-``topiclens-bookmarks`` (recognised from the content, never from the name). The whole file
-is checked before anything is written; then one transaction adds the entries the store
-lacks (with their original ids, so bookmarks match) and sets each bookmark's time and note
-exactly as exported. Bookmarks already in the store that the export does not mention are
-kept. A malformed export changes nothing and is reported as ``file:line: what is wrong``.
+``topiclens-bookmarks`` (recognised from the content, never from the name). A document that
+is no usable export at all (malformed JSON, an unknown or newer ``version``, ``bookmarks``
+not a list) changes nothing and gives one problem, ``file:line: what is wrong``. Within a
+usable export each bookmark (its entry and its own fields) is checked on its own: a bad one
+is refused as ``file:line: bookmark N: what is wrong`` (the line of its entry), and every
+good one is restored in one transaction, which adds the entries the store lacks (with their
+original ids, so bookmarks match) and sets each bookmark's time and note exactly as
+exported. Bookmarks already in the store that the export does not mention are kept.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import re
 import time
@@ -23,19 +27,28 @@ import orjson
 from . import bookmarks, entries
 from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
-from .jsonvalues import Invalid, check, kind, too_deep
+from .jsonvalues import INT_MAX, INT_MIN, MAX_DEPTH, Invalid, depth, kind, too_deep
 from .models import Bookmark, Entry, ImportReport, Problem
 from .reading import BOM, read_source
 
 # Enough of the head of a file to find the marker of an indented export.
 _HEAD_BYTES = 4096
 _MARKER = re.compile(rb'"format"\s*:\s*"' + re.escape(EXPORT_FORMAT.encode()) + rb'"')
+# orjson reads integers beyond 64 bits as floats without a word: a run of 19 or more digits
+# sends the document through the exact standard parser to find them.
+_LONG_DIGITS = re.compile(rb"\d{19,}")
+# Numbers, and strings matched whole so that digits inside them are left alone.
+_NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
+# What the layout scan needs of valid JSON: strings (whole) and punctuation.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
+_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(slots=True)
 class RestoreReport(ImportReport):
     """An import report that also counts bookmarks: restored (added, or given back their
-    exported time or note) and unchanged (already exactly as exported)."""
+    exported time or note) and unchanged (already exactly as exported). ``rejected``
+    counts the bookmarks refused (or 1 for a document that is no usable export)."""
 
     bookmarks_restored: int = 0
     bookmarks_unchanged: int = 0
@@ -105,9 +118,50 @@ def _bookmarked_at(when: Any) -> float:
     return float(when)
 
 
-def _item(obj: Any) -> RestoreItem:
+def _exact_int(digits: str) -> int:
+    # past 20 characters an integer is beyond 64 bits anyway, and Python refuses to
+    # convert one of more than 4,300 digits
+    return int(digits) if len(digits) <= 20 else INT_MAX + 1
+
+
+def _tame(match: re.Match[bytes]) -> bytes:
+    # a number a double cannot hold (orjson refuses the whole document for it) becomes 0,
+    # in a copy only read to check the rest of the document
+    token = match.group()
+    return b"0" if token[:1] != b'"' and math.isinf(float(token)) else token
+
+
+def _unstorable(value: Any, where: str) -> str | None:
+    """What is wrong with the first number in ``value`` (read exactly) that cannot be
+    stored: an integer beyond 64 bits, or a number beyond what a double holds."""
+    stack = [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+        elif isinstance(item, int) and not INT_MIN <= item <= INT_MAX:
+            return f"{at or 'entry'!r} is an integer beyond 64 bits"
+        elif isinstance(item, float) and math.isinf(item):
+            return f"{at or 'entry'!r} is a number too large to store"
+    return None
+
+
+def _item(obj: Any, exact: bool) -> RestoreItem:
+    """One bookmark, every field checked; :class:`Invalid` naming the first that is wrong.
+    ``exact``: numbers were read exactly, so those that cannot be stored can be found."""
     if not isinstance(obj, dict):
         raise Invalid(f"a bookmark must be an object, not {kind(obj)}")
+    for key, value in obj.items():
+        # the same limit as a line of JSON Lines, so an exported entry always comes back
+        levels = depth(value)
+        if levels > MAX_DEPTH:
+            raise Invalid(f"{key[:40]!r} nested {levels} levels deep (at most {MAX_DEPTH})")
+        # (the entry's fields named as Entry.from_json names them: 'origin.line')
+        wrong = _unstorable(value, "" if key == "entry" else key[:40]) if exact else None
+        if wrong is not None:
+            raise Invalid(wrong)
     if "entry" not in obj:
         raise Invalid("missing 'entry'")
     entry = Entry.from_json(obj["entry"])
@@ -120,17 +174,58 @@ def _item(obj: Any) -> RestoreItem:
     return RestoreItem(entry, Bookmark(entry.id, when, note))
 
 
-def _line_of(text: str, needle: str) -> int:
-    at = text.find(needle)
-    return text.count("\n", 0, at) + 1 if at >= 0 else 0
+def _layout(text: str, upto: int | None = None) -> tuple[dict[str, int], list[int]]:
+    """Where things sit in an export's text (JSON known to be valid, its top an object):
+    the offset of each top-level key, and of each bookmark's ``entry`` key (of the bookmark
+    itself when it has none), read up to bookmark ``upto`` (None: all the text). Duplicate
+    keys: the last counts, as when parsing."""
+    keys: dict[str, int] = {}
+    marks: list[int] = []
+    level = 0  # how many objects and lists are open
+    in_list = False  # inside the top-level "bookmarks" list
+    in_object = False  # in a bookmark that is an object
+    top_key = ""
+    prev: re.Match[str] | None = None
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            prev = match  # a key when a colon follows
+            continue
+        if token == ":" and prev is not None:
+            if level == 1:
+                top_key = orjson.loads(prev.group())
+                keys[top_key] = prev.start()
+            elif level == 3 and in_object and orjson.loads(prev.group()) == "entry":
+                marks[-1] = prev.start()
+        elif token in "{[":
+            level += 1
+            if level == 2 and token == "[" and top_key == "bookmarks":
+                in_list, marks = True, []
+                start = _NON_SPACE.search(text, match.end())
+                if start and start.group() != "]":
+                    marks.append(start.start())
+            elif level == 3:
+                in_object = in_list and token == "{"
+        elif token in "}]":
+            level -= 1
+            if level == 1:
+                in_list = False
+        elif token == "," and level == 2 and in_list:
+            if upto is not None and len(marks) >= upto:
+                break  # bookmark upto is behind: nothing further is needed
+            start = _NON_SPACE.search(text, match.end())
+            marks.append(start.start() if start else match.start())
+    return keys, marks
 
 
-def _item_line(text: str, obj: Any) -> int:
-    """The line of a bookmark's entry id in the file (0 when it has none): where to look.
-    Only computed for a bookmark with a problem: it scans the text."""
-    entry = obj.get("entry") if isinstance(obj, dict) else None
-    eid = entry.get("id") if isinstance(entry, dict) else None
-    return _line_of(text, orjson.dumps(eid).decode()) if isinstance(eid, str) else 0
+def _line_numbers(text: str, offsets: list[int]) -> dict[int, int]:
+    """The line of each offset, counting the text's newlines once."""
+    lines: dict[int, int] = {}
+    line, pos = 1, 0
+    for offset in sorted(set(offsets)):
+        line += text.count("\n", pos, offset)
+        lines[offset], pos = line, offset
+    return lines
 
 
 def read_export(
@@ -144,69 +239,98 @@ def read_export(
     return read_export_data(data, display)
 
 
-def read_export_data(data: bytes, display: str) -> tuple[list[RestoreItem], list[Problem]]:
-    """The bookmarks of an export, or the problems that make it unusable (then no items:
-    an export is restored whole or not at all)."""
-    data = data.removeprefix(BOM)
+def _document(data: bytes, display: str) -> tuple[dict[str, Any], bool] | Problem:
+    """The export as a dict and whether its numbers were read exactly (then those that
+    cannot be stored are left for each bookmark's check to find), or the one problem that
+    makes it no usable export."""
     try:
-        doc = orjson.loads(data)
+        try:
+            doc = orjson.loads(data)
+            exact = bool(_LONG_DIGITS.search(data))
+        except orjson.JSONDecodeError as exc:
+            if "infinity" not in str(exc):
+                raise
+            orjson.loads(_NUMBER_OR_TEXT.sub(_tame, data))  # everything else is checked
+            exact = True
+        if exact:
+            doc = json.loads(data, parse_int=_exact_int)
     except orjson.JSONDecodeError as exc:
         what = "nested too deeply" if too_deep(exc) else exc.msg
-        return [], [Problem(display, exc.lineno, f"malformed JSON export: {what}")]
-    try:
-        check(doc, data, "the export")
-    except Invalid as exc:
-        return [], [Problem(display, 0, exc.message)]
+        return Problem(display, exc.lineno, f"malformed JSON export: {what}")
+    except RecursionError:  # the standard parser gives up sooner than orjson
+        return Problem(display, 0, "malformed JSON export: nested too deeply")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
-        return [], [Problem(display, 0, f"not a topiclens export (no format {EXPORT_FORMAT!r})")]
-    text = data.decode("utf-8", errors="replace")
+        return Problem(display, 0, f"not a topiclens export (no format {EXPORT_FORMAT!r})")
+    return doc, exact
+
+
+def _top_problem(doc: dict[str, Any]) -> tuple[str, str] | None:
+    """(the top-level key, what is wrong with it) when the export cannot be read at all."""
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        line = _line_of(text, '"version"')
-        return [], [Problem(display, line, f"'version' must be a whole number, not {version!r}")]
+        return "version", f"'version' must be a whole number, not {repr(version)[:40]}"
     if version > EXPORT_VERSION:
-        return [], [
-            Problem(
-                display,
-                _line_of(text, '"version"'),
-                f"written by a newer topiclens (export version {version}; this version "
-                f"reads up to {EXPORT_VERSION}); upgrade topiclens to import it",
-            )
-        ]
-    raw = doc.get("bookmarks")
-    if not isinstance(raw, list):
-        line = _line_of(text, '"bookmarks"')
-        return [], [Problem(display, line, f"'bookmarks' must be a list, not {kind(raw)}")]
+        return "version", (
+            f"written by a newer topiclens (export version {version}; this version "
+            f"reads up to {EXPORT_VERSION}); upgrade topiclens to import it"
+        )
+    if not isinstance(doc.get("bookmarks"), list):
+        return "bookmarks", f"'bookmarks' must be a list, not {kind(doc.get('bookmarks'))}"
+    return None
+
+
+def read_export_data(data: bytes, display: str) -> tuple[list[RestoreItem], list[Problem]]:
+    """The good bookmarks of an export and a problem for each bad one; for a document that
+    is no usable export, no bookmarks and the one problem (nothing of it is restored)."""
+    data = data.removeprefix(BOM)
+    found = _document(data, display)
+    if isinstance(found, Problem):
+        return [], [found]
+    doc, exact = found
+    top = _top_problem(doc)
+    if top is not None:
+        text = data.decode("utf-8", errors="replace")
+        keys, _ = _layout(text)
+        offset = keys.get(top[0])
+        line = _line_numbers(text, [offset])[offset] if offset is not None else 0
+        return [], [Problem(display, line, top[1])]
     items: list[RestoreItem] = []
-    problems: list[Problem] = []
+    refused: list[tuple[int, str]] = []  # (bookmark number, what is wrong)
     seen: dict[str, int] = {}
-    for number, obj in enumerate(raw, start=1):
+    for number, obj in enumerate(doc["bookmarks"], start=1):
         try:
-            item = _item(obj)
+            item = _item(obj, exact)
         except Invalid as exc:
-            line = _item_line(text, obj)
-            problems.append(Problem(display, line, f"bookmark {number}: {exc.message}"))
+            refused.append((number, exc.message))
             continue
         if item.entry.id in seen:
-            first = seen[item.entry.id]
-            problems.append(
-                Problem(
-                    display,
-                    _item_line(text, obj),
-                    f"bookmark {number}: entry {item.entry.id} is already bookmark {first}",
-                )
+            refused.append(
+                (number, f"entry {item.entry.id} is already bookmark {seen[item.entry.id]}")
             )
             continue
         seen[item.entry.id] = number
         items.append(item)
-    if problems:
-        return [], problems
-    return items, []
+    return items, _pinned(data, display, refused)
+
+
+def _pinned(data: bytes, display: str, refused: list[tuple[int, str]]) -> list[Problem]:
+    """A problem for each refused bookmark, on the line of its entry (the text is scanned
+    only when something was refused, and only as far as the last refused bookmark)."""
+    if not refused:
+        return []
+    text = data.decode("utf-8", errors="replace")
+    _, marks = _layout(text, upto=max(number for number, _ in refused))
+    offsets = [marks[n - 1] if n <= len(marks) else -1 for n, _ in refused]
+    lines = _line_numbers(text, [o for o in offsets if o >= 0])
+    return [
+        Problem(display, lines.get(offset, 0), f"bookmark {number}: {message}")
+        for offset, (number, message) in zip(offsets, refused, strict=True)
+    ]
 
 
 def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
     """One transaction: entries the store lacks are added with their ids; each bookmark
-    gets exactly its exported time and note."""
+    gets exactly its exported time and note. All of them land, or (on a crash) none."""
     report = RestoreReport()
     now = time.time()
     with store.write() as conn:
@@ -224,12 +348,14 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
 
 
 def restore_data(store: Store, data: bytes, display: str) -> RestoreReport:
-    """Restore an export already read whole. Problems are reported, never raised; with
-    any problem nothing is written."""
+    """Restore an export already read whole. Problems are reported, never raised: a
+    document that is no usable export changes nothing; in one that is, the good bookmarks
+    are restored and each bad one is counted in ``rejected`` with its problem."""
     items, problems = read_export_data(data, display)
-    if problems:
-        return RestoreReport(rejected=len(problems), problems=problems)
-    return restore_items(store, items)
+    report = restore_items(store, items) if items else RestoreReport()
+    report.rejected = len(problems)
+    report.problems = problems
+    return report
 
 
 def restore_file(store: Store, path: str | Path, display: str | None = None) -> RestoreReport:

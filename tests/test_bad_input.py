@@ -232,7 +232,7 @@ def test_hostile_json_lines_are_stored_as_written(store):
 
 
 @pytest.mark.parametrize("name", [*sorted(CORPUS.EXPORTS), "export_deep.json"])
-def test_hostile_exports_are_refused_whole_and_exports_keep_working(store, name):
+def test_hostile_exports_refuse_their_bad_bookmark_and_exports_keep_working(store, name):
     from topiclens.store.export import format_names, render
     from topiclens.store.importer import import_file
 
@@ -241,10 +241,16 @@ def test_hostile_exports_are_refused_whole_and_exports_keep_working(store, name)
     before = dump_store(store.path)
     report = import_file(store, HOSTILE / name)
     fragment = CORPUS.EXPORTS[name][1] if name in CORPUS.EXPORTS else CORPUS.EXPORT_DEEP_EXPECTED
-    assert report.rejected == 1 and report.new == 0
+    good = len(CORPUS.EXPORTS[name][0]) - 1 if name in CORPUS.EXPORTS else 0  # one bad each
+    assert report.rejected == 1 and report.new == good
     assert fragment in report.problems[0].message, report.problems
     assert str(report.problems[0]).startswith(f"{HOSTILE / name}:")
-    assert dump_store(store.path) == before
+    text = (HOSTILE / name).read_text(encoding="utf-8")  # the bad bookmark's entry is last
+    assert report.problems[0].line == text[: text.rindex('"entry":')].count("\n") + 1
+    if good:
+        assert len(store.bookmarks()) == len(before["bookmarks"]) + good
+    else:
+        assert dump_store(store.path) == before
     for fmt in format_names():
         assert render(store, fmt)
 

@@ -1,5 +1,6 @@
 """A JSON export is a backup: `topiclens import` restores its entries, bookmarks and notes
-exactly, into a fresh store or the same one; a malformed export changes nothing."""
+exactly, into a fresh store or the same one. A document that is no usable export changes
+nothing; in one that is, a bad bookmark is refused on its line and the good ones restored."""
 
 from __future__ import annotations
 
@@ -137,15 +138,87 @@ def test_detection_is_by_content(store: Store, tmp_path: Path):
 # --- malformed exports ---------------------------------------------------------------------
 
 
-def _mutate(doc: dict[str, Any], how: str) -> dict[str, Any]:
-    b = doc["bookmarks"]
+# numbers that cannot be stored (as text: Python will not print an integer of 5,001 digits),
+# and the stand-ins written in their place, since orjson cannot write them
+HUGE = {str(1 << 64): 4_242_424_201, "1" + "0" * 5000: 4_242_424_202, "1e400": 4_242_424_203}
+
+
+def _write_indented(tmp_path: Path, doc: dict[str, Any], name: str = "bad.json") -> Path:
+    path = tmp_path / name
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+    for huge, stand_in in HUGE.items():
+        data = data.replace(b"%d" % stand_in, huge.encode())
+    path.write_bytes(data)
+    return path
+
+
+def _key_line(path: Path, key: str) -> int:
+    """The line of a top-level key, found by its indentation (two spaces) alone."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    return 1 + next(i for i, line in enumerate(lines) if line.startswith(f'  "{key}": '))
+
+
+def _entry_line(path: Path, number: int) -> int:
+    """The line of bookmark ``number``'s "entry" key (of the bookmark when it has none),
+    found by indentation alone: bookmarks sit 4 spaces in, their keys 6."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    starts = [i for i, line in enumerate(lines) if re.match(r" {4}[^\s}\]]", line)]
+    start = starts[number - 1]
+    end = starts[number] if number < len(starts) else len(lines)
+    keys = [i for i in range(start, end) if lines[i].startswith('      "entry": ')]
+    return 1 + (keys[-1] if keys else start)
+
+
+def _top_level(doc: dict[str, Any], how: str) -> dict[str, Any]:
     if how == "newer":
         doc["version"] = 99
     elif how == "version-text":
         doc["version"] = "1"
+    elif how == "no-version":
+        del doc["version"]
     elif how == "not-a-list":
         doc["bookmarks"] = {"a": 1}
-    elif how == "missing-summary":
+    elif how == "no-bookmarks":
+        del doc["bookmarks"]
+    elif how == "newer-last":  # the version after the bookmarks, one of which has its own
+        doc["bookmarks"][0]["entry"]["extra"] = {"version": 99}
+        doc = {**{k: v for k, v in doc.items() if k != "version"}, "version": 99}
+    return doc
+
+
+TOP_LEVEL = {
+    "newer": (r"written by a newer topiclens \(export version 99", "version"),
+    "newer-last": (r"written by a newer topiclens \(export version 99", "version"),
+    "version-text": (r"'version' must be a whole number, not '1'", "version"),
+    "no-version": (r"'version' must be a whole number, not None$", None),
+    "not-a-list": (r"'bookmarks' must be a list, not an object", "bookmarks"),
+    "no-bookmarks": (r"'bookmarks' must be a list, not null", None),
+}
+
+
+@pytest.mark.parametrize("how", sorted(TOP_LEVEL))
+def test_an_export_wrong_at_the_top_changes_nothing(store: Store, tmp_path: Path, how: str):
+    doc = orjson.loads(render(store, "json"))
+    path = _write_indented(tmp_path, _top_level(doc, how))
+    store.toggle_bookmark(store.bookmarks()[2].entry_id)  # a restore would bring it back
+    with Store.open_dir(tmp_path / "other") as other:
+        for target in (store, other):
+            before = dump_store(target.path)
+            report = import_file(target, path)
+            assert report.rejected == 1 and report.new == report.known == 0, report.problems
+            assert isinstance(report, RestoreReport) and report.bookmarks_restored == 0
+            assert dump_store(target.path) == before
+    message, key = TOP_LEVEL[how]
+    (problem,) = report.problems
+    assert str(problem).startswith(f"{path}:"), problem
+    assert re.search(message, problem.message), problem
+    assert problem.line == (_key_line(path, key) if key else 0)
+
+
+def _bad_bookmark(doc: dict[str, Any], how: str) -> int:
+    """Spoil one bookmark of ``doc``; returns its number (counted from 1)."""
+    b = doc["bookmarks"]
+    if how == "missing-summary":
         del b[2]["entry"]["summary"]
     elif how == "bad-date":
         b[2]["entry"]["date"] = "2026-02-30"
@@ -153,49 +226,184 @@ def _mutate(doc: dict[str, Any], how: str) -> dict[str, Any]:
         b[2]["note"] = 5
     elif how == "no-time":
         del b[2]["bookmarked_at"]
-    elif how == "duplicate":
-        b.append(b[2])
+    elif how == "milliseconds":
+        b[2]["bookmarked_at"] = round(b[2]["bookmarked_at"] * 1000)
     elif how == "entry-list":
         b[2]["entry"] = []
-    return doc
+    elif how == "no-entry":
+        del b[2]["entry"]
+    elif how == "not-an-object":
+        b[2] = 5
+    elif how == "huge-int":  # (orjson cannot write these: _write_indented puts them in)
+        b[2]["entry"]["origin"]["line"] = HUGE[str(1 << 64)]
+    elif how == "huge-digits":
+        b[2]["entry"]["extra"]["n"] = HUGE["1" + "0" * 5000]
+    elif how == "huge-float":
+        b[2]["bookmarked_at"] = HUGE["1e400"]
+    elif how == "deep":
+        nest: Any = 0
+        for _ in range(70):
+            nest = [nest]
+        b[2]["entry"]["extra"] = {"nest": nest}  # the entry: 72 levels
+    elif how == "duplicate":
+        b.append(b[2])
+        return len(b)
+    return 3
 
 
-MUTATIONS = {
-    "newer": (r":3: written by a newer topiclens \(export version 99", 3),
-    "version-text": (r":3: 'version' must be a whole number", 3),
-    "not-a-list": (r":8: 'bookmarks' must be a list, not an object", 8),
-    "missing-summary": (r"bookmark 3: missing 'summary'", None),
-    "bad-date": (r"bookmark 3: 'date' '2026-02-30' is not a date", None),
-    "note-number": (r"bookmark 3: 'note' must be a string, not a number", None),
-    "no-time": (r"bookmark 3: 'bookmarked_at' must be a time in seconds, not None", None),
-    "duplicate": (r"bookmark 6: entry \w+ is already bookmark 3", None),
-    "entry-list": (r"bookmark 3: 'entry' must be an object, not a list", 0),
+BAD_BOOKMARK = {
+    "missing-summary": r"^bookmark 3: missing 'summary'$",
+    "bad-date": r"^bookmark 3: 'date' '2026-02-30' is not a date",
+    "note-number": r"^bookmark 3: 'note' must be a string, not a number$",
+    "no-time": r"^bookmark 3: 'bookmarked_at' must be a time in seconds, not None$",
+    "milliseconds": r"^bookmark 3: 'bookmarked_at' \d+ looks like milliseconds",
+    "entry-list": r"^bookmark 3: 'entry' must be an object, not a list$",
+    "no-entry": r"^bookmark 3: missing 'entry'$",
+    "not-an-object": r"^bookmark 3: a bookmark must be an object, not a number$",
+    "huge-int": r"^bookmark 3: 'origin.line' is an integer beyond 64 bits$",
+    "huge-digits": r"^bookmark 3: 'extra.n' is an integer beyond 64 bits$",
+    "huge-float": r"^bookmark 3: 'bookmarked_at' is a number too large to store$",
+    "deep": r"^bookmark 3: 'entry' nested 72 levels deep \(at most 64\)$",
+    "duplicate": r"^bookmark 6: entry [0-9a-f]{16} is already bookmark 3$",
 }
 
 
-@pytest.mark.parametrize("how", sorted(MUTATIONS))
-def test_malformed_export_changes_nothing(store: Store, tmp_path: Path, how: str):
-    doc = _mutate(orjson.loads(render(store, "json")), how)
-    path = tmp_path / "bad.json"
-    path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
-    store.toggle_bookmark(store.bookmarks()[2].entry_id)  # the restore would bring it back
+@pytest.mark.parametrize("how", sorted(BAD_BOOKMARK))
+def test_a_bad_bookmark_is_refused_and_the_good_ones_restored(
+    store: Store, tmp_path: Path, how: str
+):
+    original = store.bookmarks()
+    original_entries = {e.id: e for e in bookmarked_entries(store)}
+    doc = orjson.loads(render(store, "json"))
+    third, first = (doc["bookmarks"][i]["entry"]["id"] for i in (2, 0))
+    number = _bad_bookmark(doc, how)
+    refused_id = None if how == "duplicate" else third  # (a duplicate: only the copy)
+    path = _write_indented(tmp_path, doc)
+    store.toggle_bookmark(third)  # not brought back when refused
+    store.set_note(first, "changed since the backup")  # the exported note comes back
+    wanted = [b for b in original if b.entry_id != refused_id]
     with Store.open_dir(tmp_path / "other") as other:
         for target in (store, other):
-            before = dump_store(target.path)
+            fresh = target is other
             report = import_file(target, path)
-            assert report.rejected == 1 and report.new == 0, report.problems
-            assert dump_store(target.path) == before
-    message, line = MUTATIONS[how]
-    problem = str(report.problems[0])
-    assert problem.startswith(f"{path}:"), problem
-    assert re.search(message, problem), problem
-    if line is None:  # pinned to the line of the bookmark's entry id
-        eid = doc["bookmarks"][2]["entry"]["id"]
-        text = path.read_text(encoding="utf-8")
-        line = text[: text.index(f'"{eid}"')].count("\n") + 1
-        assert report.problems[0].line == line
-    elif line:
-        assert report.problems[0].line == line
+            assert isinstance(report, RestoreReport)
+            assert report.rejected == 1, report.problems
+            assert (report.new, report.known) == ((len(wanted), 0) if fresh else (0, len(wanted)))
+            # exactly the good bookmarks, with their exported notes and times, in order
+            assert target.bookmarks() == wanted
+            assert {e.id: e for e in bookmarked_entries(target)} == {
+                b.entry_id: original_entries[b.entry_id] for b in wanted
+            }
+            (problem,) = report.problems
+            assert str(problem).startswith(f"{path}:{problem.line}: bookmark {number}: ")
+            assert re.search(BAD_BOOKMARK[how], problem.message), problem
+            assert problem.line == _entry_line(path, number) > 1
+        # the refused bookmark's entry came from nowhere else: the fresh store lacks it
+        assert other.count_entries() == len(wanted)
+        assert report.bookmarks_restored == len(wanted)
+
+
+def test_every_bad_bookmark_is_reported_on_the_line_of_its_entry(store: Store, tmp_path: Path):
+    doc = orjson.loads(render(store, "json"))
+    good = doc["bookmarks"]
+    bad_id = "0123456789abcdef"
+    bad_entry = {**good[0]["entry"], "id": bad_id}
+    doc["bookmarks"] = [
+        # a note holding what a naive search for a bookmark's entry would find first
+        {**good[0], "note": f'"entry": "{bad_id}"\n"bookmarks": ['},
+        {"note": "the entry comes last", "bookmarked_at": 1.0, "entry": {**bad_entry, "lang": 7}},
+        good[1],
+        [good[2]],
+        {**good[2], "bookmarked_at": -1},
+        good[2],
+        {"entry": {**bad_entry, "id": bad_id.upper()}, "bookmarked_at": 1.0},
+        good[3],
+        good[4],
+        good[0],
+    ]
+    path = _write_indented(tmp_path, doc)
+    with Store.open_dir(tmp_path / "fresh") as fresh:
+        report = import_file(fresh, path)
+        assert (report.new, report.rejected, report.bookmarks_restored) == (5, 5, 5)
+        assert fresh.bookmarks() == [
+            b._replace(note=doc["bookmarks"][0]["note"])
+            if b.entry_id == good[0]["entry"]["id"]
+            else b
+            for b in store.bookmarks()
+        ]
+        assert bad_id not in {e.id for e in fresh.entries()}
+    assert [(p.line, p.message) for p in report.problems] == [
+        (_entry_line(path, 2), "bookmark 2: 'lang' must be a string, not a number"),
+        (_entry_line(path, 4), "bookmark 4: a bookmark must be an object, not a list"),
+        (_entry_line(path, 5), "bookmark 5: 'bookmarked_at' must be a time in seconds, not -1"),
+        (
+            _entry_line(path, 7),
+            "bookmark 7: 'id' '0123456789ABCDEF' is not an entry id (16 hex digits)",
+        ),
+        (
+            _entry_line(path, 10),
+            f"bookmark 10: entry {good[0]['entry']['id']} is already bookmark 1",
+        ),
+    ]
+    assert len({p.line for p in report.problems}) == 5
+
+
+def test_a_crash_while_restoring_writes_none_of_it(
+    store: Store, backup: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import topiclens.store.restore as restore
+
+    doc = orjson.loads(backup.read_bytes())
+    doc["bookmarks"][1]["note"] = 5  # one refused: the others go in one transaction
+    path = _write_indented(tmp_path, doc)
+    put_exact = restore.bookmarks.put_exact
+    calls = []
+
+    def crash_on_the_third(conn: Any, bookmark: Any) -> bool:
+        calls.append(bookmark)
+        if len(calls) == 3:
+            raise OSError("the disk went away")
+        return put_exact(conn, bookmark)
+
+    monkeypatch.setattr(restore.bookmarks, "put_exact", crash_on_the_third)
+    with Store.open_dir(tmp_path / "fresh") as fresh:
+        before = dump_store(fresh.path)
+        with pytest.raises(OSError, match="the disk went away"):
+            import_file(fresh, path)
+        assert len(calls) == 3
+        assert dump_store(fresh.path) == before
+
+
+def test_a_millisecond_time_among_good_bookmarks(store: Store, tmp_path: Path, capsys):
+    """Issue 10: a backup with a time in milliseconds made every later export fail. Now that
+    bookmark is refused with its line, the others are restored, and all four formats
+    still render, from Python and from the command line."""
+    from topiclens.store.export import format_names
+
+    doc = orjson.loads(render(store, "json"))
+    late = {**doc["bookmarks"][0], "bookmarked_at": 1764500000123}
+    late["entry"] = {**late["entry"], "id": "00000000000000ab", "title": "late"}
+    doc["bookmarks"].insert(2, late)
+    path = _write_indented(tmp_path, doc)
+    fresh_dir = tmp_path / "fresh"
+    status = main(["--data-dir", str(fresh_dir), "import", str(path)])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out == f"{path}: 5 new, 0 already known, 1 rejected; 5 bookmarks restored, 0 unchanged\n"
+    line = _entry_line(path, 3)
+    assert err.startswith(f"error: {path}:{line}: bookmark 3: 'bookmarked_at' 1764500000123 ")
+    assert "looks like milliseconds (2025-11-30 if so)" in err and err.count("\n") == 1
+    with Store.open_dir(fresh_dir) as fresh:
+        assert fresh.bookmarks() == store.bookmarks()
+        assert bookmarked_entries(fresh) == bookmarked_entries(store)
+        assert "00000000000000ab" not in {e.id for e in fresh.entries()}
+        for fmt in format_names():
+            assert render(fresh, fmt) and render(store, fmt)
+        assert orjson.loads(render(fresh, "json"))["count"] == 5
+    for fmt in format_names():
+        status = main(["--data-dir", str(fresh_dir), "export", "--format", fmt, "-o", "-"])
+        out, err = capsys.readouterr()
+        assert (status, err) == (0, "") and out, fmt
 
 
 def test_truncated_export_names_the_line(store: Store, tmp_path: Path):

@@ -168,7 +168,8 @@ def _bookmark(eid: str, **changes: object) -> dict[str, object]:
     return item
 
 
-# (file name, bookmarks, fragment of the one problem); each is refused whole
+# (file name, bookmarks, fragment of the one problem): the last bookmark of each is bad
+# and refused alone; the good ones before it are restored
 EXPORTS: dict[str, tuple[list[dict[str, object]], str]] = {
     "export_milliseconds.json": (
         [_bookmark("00000000000000a1"), _bookmark("00000000000000a2", bookmarked_at=1764500000000)],
