@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from topiclens.clustering.tokenize import USE_HMM, Tokenizer, fold, surface_pattern
 from topiclens.store.importer import bundled_paths
 from topiclens.store.parsers import parse_file
+from topiclens.store.text import HAN
 
-HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+HAN_RUN = re.compile(f"[{HAN}]+")
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +80,7 @@ def test_surface_pattern_guards_latin_forms_at_word_starts():
 def test_the_merged_dictionary_is_cached_and_read_back_whole(tmp_path, monkeypatch):
     import tempfile
 
-    from topiclens.clustering import tokenize
+    from topiclens.clustering.dictionary import read_dictionary
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     fresh = Tokenizer()
@@ -93,6 +94,6 @@ def test_the_merged_dictionary_is_cached_and_read_back_whole(tmp_path, monkeypat
     assert again(text) == fresh(text)
     # a cache cut short is not used (and is made again)
     cached.write_bytes(cached.read_bytes()[:1000])
-    assert not tokenize._read_dictionary(object(), cached)
+    assert not read_dictionary(object(), cached)
     assert Tokenizer()._cutter().FREQ == made.FREQ
-    assert tokenize._read_dictionary(type("T", (), {})(), cached)
+    assert read_dictionary(type("T", (), {})(), cached)
