@@ -14,7 +14,6 @@ fit time. numpy, scikit-learn and jieba load only when a model fits or predicts.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
@@ -22,9 +21,10 @@ from typing import Any, ClassVar, NamedTuple
 from .anchors import Anchor, anchor_groups
 from .features import (
     Docs,
-    TokenCounts,
     Vectorizer,
     bigrams_for,
+    count_entries,
+    feature_docs,
     features_in,
     fit_features,
     lsa_dims_for,
@@ -41,7 +41,7 @@ from .neighbours import (
     smooth_count,
     spectral_embedding,
 )
-from .params import InstancesOf, Interval, NotFittedError, validate_params
+from .params import InstancesOf, Interval, NotFittedError, ParamsMixin
 from .partition import MAX_SHARE, auto_k, cap, carriers, kmeans, n_init_for, relabel, seed_centroids
 from .stages import Progress, Stage, StageClock
 from .tokenize import Tokenizer, Vocabulary, default_tokenizer, vocabulary
@@ -58,7 +58,7 @@ class Placement(NamedTuple):
     similar: list[list[tuple[int, float]]]  # (index of a fitted entry, cosine), best first
 
 
-class TopicModel:
+class TopicModel(ParamsMixin):
     """Group texts into named topics: TF-IDF (BM25 idf) and LSA features, KMeans (on a
     spectral embedding for modest corpora) seeded by anchors, class-TF-IDF names.
 
@@ -121,35 +121,6 @@ class TopicModel:
         self.tokenizer = tokenizer
         self.random_state = random_state
 
-    # --- parameters, as scikit-learn's BaseEstimator has them ---------------------------
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> TopicModel:
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(
-                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
-                    f"Valid parameters are: {valid!r}."
-                )
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = inspect.signature(type(self).__init__).parameters
-        shown = [
-            f"{name}={value!r}"
-            for name, value in self.get_params().items()
-            if value is not defaults[name].default and value != defaults[name].default
-        ]
-        return f"{type(self).__name__}({', '.join(shown)})"
-
     # --- fit ------------------------------------------------------------------------
 
     def fit(
@@ -172,19 +143,19 @@ class TopicModel:
         and claims the cluster most of it goes to (``topic_pinned_``)."""
         import numpy as np
 
-        validate_params(type(self).__name__, self.get_params(), self._parameter_constraints)
+        self._validate_params()
         clock = StageClock(progress)
-        n = _count(texts, tokens)
+        n = count_entries(texts, tokens)
         rs = self.random_state
         self.bigrams_ = self.needs_texts(n) and (texts is not None or self.bigrams is True)
-        docs = self._feature_docs(texts, tokens, self.bigrams_)
+        docs = feature_docs(texts, tokens, self._tokenizer(), self.bigrams_)
         lsa_dims = lsa_dims_for(n) if self.lsa_dims == "auto" else self.lsa_dims
         fitted, f = fit_features(docs, lsa_dims=lsa_dims, random_state=rs)
         clock.done(Stage.FEATURES, 0.6)
 
         x = f.vectors
         groups = anchor_groups(f.tfidf, fitted.vocab, self.anchors, self._tokenize)
-        pins = [(key, np.asarray(m, dtype=np.int64)) for key, m in (pinned or {}).items() if len(m)]
+        pins = [(key, np.asarray(g, dtype=np.int64)) for key, g in (pinned or {}).items() if len(g)]
         k = auto_k(n, len(groups) + len(pins)) if self.n_topics == "auto" else self.n_topics
         k = max(1, min(int(k), n))
         pins = pins[:k]
@@ -198,7 +169,7 @@ class TopicModel:
         # the spectral step's diffusion already averages over neighbours: no smoothing
         xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
         space = spectral_embedding(x, k, SPECTRAL_NEIGHBOURS, rs) if run_spectral else xs
-        seeds = seed_centroids(space, [m for _, m in pins] + [m for _, m in groups])
+        seeds = seed_centroids(space, [g for _, g in pins] + [g for _, g in groups])
         starts = n_init_for(n) if self.n_init == "auto" else self.n_init
         labels, self.inertia_ = kmeans(space, k, seeds, rs, starts)
         if self.max_share is not None and n >= 10:
@@ -266,8 +237,9 @@ class TopicModel:
         import numpy as np
 
         self._check_fitted()
-        n = _count(texts, tokens)
-        f = features_in(self._feature_docs(texts, tokens, self.bigrams_), self._vectorizer())
+        n = count_entries(texts, tokens)
+        docs = feature_docs(texts, tokens, self._tokenizer(), self.bigrams_)
+        f = features_in(docs, self._vectorizer())
         vectors = f.vectors
         similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
         if self.embedding_ is not None and len(self.embedding_):
@@ -325,41 +297,14 @@ class TopicModel:
                 "with from_bytes."
             )
 
+    def _tokenizer(self) -> Tokenizer:
+        return self.tokenizer or default_tokenizer()
+
     def _tokenize(self, text: str) -> list[str]:
-        return (self.tokenizer or default_tokenizer())(text)
+        return self._tokenizer()(text)
 
     def _vocabulary(self) -> Vocabulary:
         return self.tokenizer.vocab if self.tokenizer else vocabulary()
 
     def _vectorizer(self) -> Vectorizer:
         return Vectorizer(list(self.vocabulary_), self.idf_, self.components_)
-
-    def _feature_docs(
-        self, texts: Sequence[str] | None, tokens: Docs | None, bigrams: bool
-    ) -> Docs:
-        """Each text's tokens, then (``bigrams``) its feature-only character bigrams."""
-        tk = self.tokenizer or default_tokenizer()
-        if tokens is None:
-            if texts is None:
-                raise ValueError("give the texts, or their tokens")
-            tokens = [tk(t) for t in texts]
-        if not bigrams:
-            return tokens
-        if texts is None:
-            raise ValueError("the bigram features need the texts as well as their tokens")
-        extra = [tk.bigrams(t) for t in texts]
-        if isinstance(tokens, TokenCounts):
-            return tokens.plus(extra)
-        return [[*a, *b] for a, b in zip(tokens, extra, strict=True)]
-
-
-def _count(texts: Sequence[str] | None, tokens: Docs | None) -> int:
-    """How many entries ``texts`` and ``tokens`` describe (they must agree)."""
-    if isinstance(texts, str):
-        raise ValueError("texts must be a sequence of strings, not one string")
-    sizes = {len(x) for x in (texts, tokens) if x is not None}
-    if len(sizes) > 1:
-        raise ValueError(f"{len(texts or ())} texts but {len(tokens or ())} token lists")
-    if not sizes or 0 in sizes:
-        raise ValueError("no entries given")
-    return sizes.pop()

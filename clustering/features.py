@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tokenize import Tokenizer
 
 LSA_DIMS = 100
 LSA_DIMS_SMALL = 200  # up to SMALL_MAX entries (measured on CSL with bigrams: +0.005)
@@ -49,6 +52,37 @@ class TokenCounts:
 
 
 Docs = Sequence[Sequence[str]] | TokenCounts
+
+
+def count_entries(texts: Sequence[str] | None, tokens: Docs | None) -> int:
+    """How many entries ``texts`` and ``tokens`` describe (they must agree)."""
+    if isinstance(texts, str):
+        raise ValueError("texts must be a sequence of strings, not one string")
+    sizes = {len(x) for x in (texts, tokens) if x is not None}
+    if len(sizes) > 1:
+        raise ValueError(f"{len(texts or ())} texts but {len(tokens or ())} token lists")
+    if not sizes or 0 in sizes:
+        raise ValueError("no entries given")
+    return sizes.pop()
+
+
+def feature_docs(
+    texts: Sequence[str] | None, tokens: Docs | None, tokenizer: Tokenizer, bigrams: bool
+) -> Docs:
+    """Each entry's feature tokens: its ``tokens`` (made from its text when None), then
+    with ``bigrams`` its feature-only character bigrams."""
+    if tokens is None:
+        if texts is None:
+            raise ValueError("give the texts, or their tokens")
+        tokens = [tokenizer(t) for t in texts]
+    if not bigrams:
+        return tokens
+    if texts is None:
+        raise ValueError("the bigram features need the texts as well as their tokens")
+    extra = [tokenizer.bigrams(t) for t in texts]
+    if isinstance(tokens, TokenCounts):
+        return tokens.plus(extra)
+    return [[*a, *b] for a, b in zip(tokens, extra, strict=True)]
 
 
 @dataclass(slots=True)

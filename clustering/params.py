@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import Any, ClassVar, Self
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -91,3 +92,42 @@ def validate_params(
         raise InvalidParameterError(
             f"The {name!r} parameter of {owner} must be {allowed}. Got {value!r} instead."
         )
+
+
+class ParamsMixin:
+    """``get_params``, ``set_params`` and a short ``repr`` from the parameters of
+    ``__init__`` (stored there as given), and their check against the class's
+    ``_parameter_constraints``: what scikit-learn's ``BaseEstimator`` gives, without
+    importing scikit-learn (``sklearn.base.clone`` works on it)."""
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> Self:
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {valid!r}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def _validate_params(self) -> None:
+        validate_params(type(self).__name__, self.get_params(), self._parameter_constraints)
+
+    def __repr__(self) -> str:
+        defaults = inspect.signature(type(self).__init__).parameters
+        shown = [
+            f"{name}={value!r}"
+            for name, value in self.get_params().items()
+            if value is not defaults[name].default and value != defaults[name].default
+        ]
+        return f"{type(self).__name__}({', '.join(shown)})"
