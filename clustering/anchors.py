@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .tokenize import read_asset
 
@@ -84,12 +84,17 @@ def load_anchors(path: Path | None = None) -> list[Anchor]:
     return parse_anchors(text, str(path))
 
 
+class AnchorGroup(NamedTuple):
+    anchor: Anchor
+    members: Any  # row indices of the entries the anchor seeds
+
+
 def anchor_groups(
     tfidf: Any,
     vocab: Sequence[str],
     anchors: Sequence[Anchor],
     tokenizer: Callable[[str], list[str]],
-) -> list[tuple[Anchor, Any]]:
+) -> list[AnchorGroup]:
     """For each anchor whose terms the corpus uses: the entries it seeds (row indices of
     ``tfidf``, whose columns are the tokens ``vocab``). An entry seeds the anchor whose
     terms weigh most in it, if they weigh ANCHOR_MIN_SCORE; an anchor needs two entries
@@ -121,5 +126,5 @@ def anchor_groups(
     for a, anchor in enumerate(anchors):
         members = np.flatnonzero((best == a) & (top >= ANCHOR_MIN_SCORE))
         if len(members) >= min_docs:
-            out.append((anchor, members))
+            out.append(AnchorGroup(anchor, members))
     return out

@@ -155,11 +155,13 @@ class TopicModel(ParamsMixin):
 
         x = f.vectors
         groups = anchor_groups(f.tfidf, fitted.vocab, self.anchors, self._tokenize)
-        pins = [(key, np.asarray(g, dtype=np.int64)) for key, g in (pinned or {}).items() if len(g)]
-        k = auto_k(n, len(groups) + len(pins)) if self.n_topics == "auto" else self.n_topics
+        pinned = {key: g for key, g in (pinned or {}).items() if len(g)}
+        pin_keys = list(pinned)
+        pin_members = [np.asarray(g, dtype=np.int64) for g in pinned.values()]
+        k = auto_k(n, len(groups) + len(pin_keys)) if self.n_topics == "auto" else self.n_topics
         k = max(1, min(int(k), n))
-        pins = pins[:k]
-        groups = sorted(groups, key=lambda g: -len(g[1]))[: k - len(pins)]
+        pin_keys, pin_members = pin_keys[:k], pin_members[:k]
+        groups = sorted(groups, key=lambda g: -len(g.members))[: k - len(pin_members)]
         m = max(smooth_count(n) if self.smoothing else 0, self.n_similar)
         near_idx, near_sim = neighbour_graph(x, m, k, rs)
         clock.done(Stage.NEIGHBOURS, 0.65)
@@ -169,7 +171,7 @@ class TopicModel(ParamsMixin):
         # the spectral step's diffusion already averages over neighbours: no smoothing
         xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
         space = spectral_embedding(x, k, SPECTRAL_NEIGHBOURS, rs) if run_spectral else xs
-        seeds = seed_centroids(space, [g for _, g in pins] + [g for _, g in groups])
+        seeds = seed_centroids(space, pin_members + [g.members for g in groups])
         starts = n_init_for(n) if self.n_init == "auto" else self.n_init
         labels, self.inertia_ = kmeans(space, k, seeds, rs, starts)
         if self.max_share is not None and n >= 10:
@@ -178,11 +180,11 @@ class TopicModel(ParamsMixin):
         k = int(labels.max()) + 1
         clock.done(Stage.KMEANS, 0.75)
 
-        names = [a.name for a, _ in groups]
-        won = carriers(labels, k, [g for _, g in groups], names, by_share=False, min_count=2)
-        kept = carriers(labels, k, [g for _, g in pins], [key for key, _ in pins], by_share=True)
-        self.topic_anchors_ = [None if g is None else groups[g][0].name for g in won]
-        self.topic_pinned_ = [None if g is None else pins[g][0] for g in kept]
+        names = [g.anchor.name for g in groups]
+        won = carriers(labels, k, [g.members for g in groups], names, by_share=False, min_count=2)
+        kept = carriers(labels, k, pin_members, pin_keys, by_share=True)
+        self.topic_anchors_ = [None if g is None else names[g] for g in won]
+        self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]
         naming = name_topics(
             f.counts, labels, k, fitted.vocab, self._vocabulary(), self.topic_anchors_
         )

@@ -64,7 +64,7 @@ def name_topics(
         keywords.append(kw)
         # a cluster named from its terms never takes the name of an anchor another
         # cluster won: two topics both reading "Speculative decoding" tell a reader nothing
-        own = [t for t in kw if not any(near_duplicate(t[0], n) for n in won)]
+        own = [(w, v) for w, v in kw if not any(near_duplicate(w, n) for n in won)]
         names.append(anchor_names[c] or topic_name(own or kw))
     return Naming(unique_names(names), keywords, weights, ctf)
 

@@ -226,7 +226,8 @@ def _saved_model(store: Store) -> _Saved | None:
     if saved is None:
         return None
     try:
-        z = np.load(io.BytesIO(saved[1]), allow_pickle=False)
+        _, blob = saved  # (tokenizer version, bytes)
+        z = np.load(io.BytesIO(blob), allow_pickle=False)
         if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
             return None
         model = TopicModel.from_bytes(bytes(z["model"]))

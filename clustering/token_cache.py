@@ -47,8 +47,8 @@ class TokenIds:
         bounds = self.indptr.tolist()
         return [list(map(at, flat[lo:hi])) for lo, hi in itertools.pairwise(bounds)]
 
-    def counts(self, extra: Sequence[Sequence[str]] | None = None) -> TokenCounts:
-        """Raw term counts, with ``extra`` tokens per doc counted in more columns."""
+    def counts(self) -> TokenCounts:
+        """Raw term counts, straight from the ids (no string per token)."""
         import numpy as np
         import scipy.sparse as sp
 
@@ -58,8 +58,7 @@ class TokenIds:
             (np.ones(len(self.ids), dtype=np.float32), self.ids.astype(np.int32), self.indptr),
             shape=(len(self), len(self.vocab)),
         )
-        counts = TokenCounts(m, self.vocab)
-        return counts if extra is None else counts.plus(extra)
+        return TokenCounts(m, self.vocab)
 
 
 def entry_token_ids(

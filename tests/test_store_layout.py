@@ -81,7 +81,7 @@ def test_counts_from_ids_equal_counts_from_token_lists(tmp_path: Path):
     docs = [tk(text) for _, text in items]
     assert fresh.docs() == docs and cached.docs() == docs
     extra = [tk.bigrams(text) for _, text in items]
-    got = cached.counts(extra)
+    got = cached.counts().plus(extra)
     matrix, vocab = select_terms(got.matrix, got.vocab, min_df=2)
     want, want_vocab = count_matrix([[*d, *e] for d, e in zip(docs, extra, strict=True)], min_df=2)
     assert vocab == want_vocab
