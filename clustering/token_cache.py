@@ -158,7 +158,7 @@ _WORKER: Tokenizer | None = None
 def _init_worker() -> None:
     global _WORKER
     _WORKER = Tokenizer()
-    _WORKER._cutter()
+    _WORKER.jieba()
 
 
 def _work(texts: list[str]) -> list[bytes]:

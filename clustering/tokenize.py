@@ -194,7 +194,7 @@ class Tokenizer:
     def version(self) -> str:
         return self.vocab.version
 
-    def _cutter(self) -> Any:
+    def jieba(self) -> Any:
         """jieba's tokenizer with its dictionary and ours, loaded on first use."""
         if self._jieba is None:
             from .dictionary import load_jieba
@@ -208,7 +208,7 @@ class Tokenizer:
             han = m.group("han")
             if han is not None:
                 if len(han) > 1:
-                    for word in self._segment(han):
+                    for word in self.segment(han):
                         out.extend(self._han_word(word))
                 continue
             word = m.group("lat")
@@ -225,7 +225,7 @@ class Tokenizer:
         if tokens is not None:
             return tokens
         stop = self.vocab.stopwords
-        freq = self._cutter().FREQ
+        freq = self.jieba().FREQ
         tokens = []
         if len(word) > 1 and word not in stop:
             self._emit(word, tokens)
@@ -249,21 +249,21 @@ class Tokenizer:
             word = word[:-1]
         return [word]
 
-    def _segment(self, run: str) -> list[str]:
+    def segment(self, run: str) -> list[str]:
         """``jieba.Tokenizer.cut(run, HMM=False)`` for a run of Chinese characters, word
         for word the same (a test compares them), about twice as fast: the same
         dictionary and the same maximum-probability route through the same word graph,
         with each word's log-probability computed once per process instead of once per
         occurrence, and no per-call regex split, generator or graph dict. Characters
         jieba does not count as Chinese split the run and come out one by one, as in
-        jieba."""
+        jieba (docs/clustering.md, "Tokens")."""
         if _JIEBA_OTHER.search(run):
             words: list[str] = []
             for part in _JIEBA_OTHER.split(run):  # the pattern's group keeps the others
                 if part:
-                    words.extend(part if _JIEBA_OTHER.match(part) else self._segment(part))
+                    words.extend(part if _JIEBA_OTHER.match(part) else self.segment(part))
             return words
-        cutter = self._cutter()
+        cutter = self.jieba()
         freq = cutter.FREQ
         logp = self._logp
         logtotal = math.log(cutter.total)
