@@ -1,14 +1,15 @@
 """Topic quality on real labelled data: CSL (Chinese scientific abstracts).
 
 Imports the JSON Lines file into a temporary store with the product's importer, clusters
-it with the product's own pipeline (tokenizer, token cache, feature-only character bigrams,
-TF-IDF with BM25 idf, LSA, spectral embedding, KMeans) at k = 13 and k = 67, and prints
+it as ``cluster_store`` does (tokens from the store's token cache, the texts for the
+feature-only bigrams, ``TopicModel.fit``: TF-IDF with BM25 idf, LSA, spectral embedding,
+KMeans, the 30 % cap) at k = 13 and k = 67, and prints
 NMI and ARI against the ``category`` and ``discipline`` labels, mean and spread over 5
 seeds. The labels are read from the store only after clustering,
 to score; the features come from ``Store.entry_texts()`` (title, summary, comment) alone.
 
     python bench/bench_csl.py [PATH] [--seeds 5] [--lsa-dims 200] [--n-init 4]
-        [--no-bigrams] [--no-spectral] [--no-smooth]
+        [--no-bigrams] [--no-spectral] [--no-smooth] [--no-cap]
 
 The bundled anchors are about AI infrastructure, not CSL's 13 disciplines, so the bench
 runs without anchors (an anchors file may be passed with --anchors).
@@ -38,14 +39,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-smooth", action="store_true", help="no neighbour smoothing (with --no-spectral)"
     )
+    parser.add_argument("--no-cap", action="store_true", help="no 30 %% cap on a topic's share")
     parser.add_argument("--no-bigrams", action="store_true", help="word tokens only")
     parser.add_argument("--no-spectral", action="store_true", help="KMeans on LSA vectors")
     args = parser.parse_args(argv)
 
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
-    from topiclens.clustering import model
+    from topiclens.clustering import TopicModel
     from topiclens.clustering.anchors import load_anchors
-    from topiclens.clustering.pipeline import bigram_extras, entry_tokens
+    from topiclens.clustering.token_cache import entry_token_ids
     from topiclens.store import Store
     from topiclens.store.importer import import_file
 
@@ -53,8 +55,15 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"bench_csl: {args.path}: no such file\n")
         return 2
     anchors = load_anchors(args.anchors) if args.anchors else []
-    lsa_dims = -1 if args.lsa_dims is None else (args.lsa_dims or None)
-    n_init = args.n_init or model.N_INIT or model.n_init_for(2000)
+    model = TopicModel(
+        anchors=anchors,
+        lsa_dims="auto" if args.lsa_dims is None else (args.lsa_dims or None),
+        n_init=args.n_init or "auto",
+        smoothing=not args.no_smooth,
+        bigrams=False if args.no_bigrams else "auto",
+        spectral=False if args.no_spectral else "auto",
+        max_share=None if args.no_cap else TopicModel().max_share,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open_dir(tmp)
         report = import_file(store, args.path)
@@ -62,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"bench_csl: {report.rejected} lines rejected\n")
         items = store.entry_texts()
         t0 = time.perf_counter()
-        docs, _ = entry_tokens(store, [eid for eid, _ in items])
-        extra = None if args.no_bigrams else bigram_extras([text for _, text in items])
+        tids, _ = entry_token_ids(store, [eid for eid, _ in items])
+        texts = [text for _, text in items]
         t_tok = time.perf_counter() - t0
         # labels: read only now, to score
         by_id = {e.id: e for e in store.entries()}
@@ -72,35 +81,19 @@ def main(argv: list[str] | None = None) -> int:
             "discipline": [str(by_id[i].extra.get("discipline", "")) for i, _ in items],
         }
         store.close()
-    print(f"CSL: {len(items)} entries from {args.path.name}; tokenized in {t_tok:.1f} s")
-    shown_dims = model.lsa_dims_for(len(items)) if lsa_dims == -1 else lsa_dims
-    # the spectral step's diffusion does the neighbours' averaging (model.fit_topics)
-    smoothing = "off" if args.no_smooth else "on" if args.no_spectral else "none with spectral"
-    print(
-        f"pipeline: product tokenizer, bigrams {'off' if extra is None else 'on'}, "
-        f"sublinear tf x BM25 idf (min_df=2), LSA {shown_dims or 'off'}, "
-        f"neighbour smoothing {smoothing}, "
-        f"spectral {'off' if args.no_spectral else 'on'}, "
-        f"KMeans n_init={n_init}, {len(anchors)} anchors"
-    )
-    for k in [int(x) for x in args.ks.split(",")]:
+    n = len(items)
+    print(f"CSL: {n} entries from {args.path.name}; tokenized in {t_tok:.1f} s")
+    print(f"pipeline: product tokenizer and token cache, {model!r}")
+    ks = [int(x) for x in args.ks.split(",")]
+    for k in ks:
         scores: dict[str, list[float]] = {}
         t0 = time.perf_counter()
         for seed in range(args.seeds):
-            fit = model.fit_topics(
-                docs,
-                k=k,
-                anchors=anchors,
-                random_state=seed,
-                n_init=n_init,
-                lsa_dims=lsa_dims,
-                max_share=None,
-                with_similar=False,
-                smoothing=not args.no_smooth,
-                extra=extra,
-                spectral=not args.no_spectral,
-            )
-            pred = fit.labels.tolist()
+            model.set_params(n_topics=k, random_state=seed).fit(texts, tids.counts())
+            pred = model.labels_.tolist()
+            if k == ks[0] and seed == 0:
+                lsa = "off" if model.components_ is None else model.components_.shape[0]
+                print(f"  as fitted: LSA {lsa}, bigrams {'on' if model.bigrams_ else 'off'}")
             for name, truth in labels.items():
                 scores.setdefault(f"NMI {name}", []).append(
                     normalized_mutual_info_score(truth, pred)

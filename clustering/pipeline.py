@@ -1,35 +1,35 @@
-"""The clustering pipeline over a store: tokens (cached), topics, identity kept.
+"""The clustering over a store: glue between the store and :class:`TopicModel`.
 
-- :func:`cluster_store` re-clusters every entry and writes the result in one transaction;
-  new clusters are matched to the old topics (same anchor, else most shared entries), so
-  a topic keeps its id, and a name the user gave it, across re-clusters.
-- :func:`assign_new` puts freshly imported entries into their nearest topic at once.
+- :func:`cluster_store` re-clusters every entry: tokens from the store's cache, a
+  ``TopicModel`` fit, each new topic matched to the old one it carries on (same user name,
+  else same anchor, else most shared entries), so a topic keeps its id and a name the
+  user gave it; then topics, assignments, similar entries and the saved model are
+  written in one transaction.
+- :func:`assign_new` puts freshly imported entries into their nearest topic at once,
+  with the saved model (``TopicModel.place``).
 - :func:`ensure_topics` is the first start: bundled corpus, then topics.
-
-Tokens are cached in the store per entry, keyed by the entry's id (a hash of its title,
-summary and comment) and the tokenizer version: each entry is tokenized once, ever (until
-the tokenizer changes).
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
-import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from .anchors import load_anchors
+from .stages import Progress, Stage
+from .token_cache import entry_token_ids, entry_tokens, tokenized_anchors
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
 
-Progress = Callable[[str, float], None]
-MODEL_FORMAT = "topiclens-topic-model-1"
-MATCH_MIN_JACCARD = 0.2
+    from .estimator import TopicModel
+
+MATCH_MIN_JACCARD = 0.2  # an old topic's id passes to a new one sharing this much
+SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
 _SEP = "\x1f"
 
 
@@ -39,157 +39,108 @@ class ClusterReport:
     topics: int = 0
     tokenized: int = 0  # entries tokenized now
     cached: int = 0  # entries whose tokens came from the cache
-    anchored: list[str] = field(default_factory=list)  # anchors that won a topic
     kept_ids: int = 0  # topics that kept the id of an old topic
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-@dataclass(slots=True)
-class TokenIds:
-    """Every doc's tokens as ids, CSR style: doc ``i`` is ``ids[indptr[i]:indptr[i + 1]]``
-    (numpy ``uint32``), each id an index into ``vocab``."""
-
-    ids: Any
-    indptr: Any
-    vocab: list[str]
-
-    def __len__(self) -> int:
-        return len(self.indptr) - 1
-
-    def docs(self) -> list[list[str]]:
-        """Token lists (each distinct token one shared string object)."""
-        at = self.vocab.__getitem__
-        flat = self.ids.tolist()
-        bounds = self.indptr.tolist()
-        return [list(map(at, flat[lo:hi])) for lo, hi in itertools.pairwise(bounds)]
-
-    def counts(self, extra: Sequence[Sequence[str]] | None = None) -> Any:
-        """Raw term counts (:class:`model.TokenCounts`), with ``extra`` feature-only
-        tokens per doc appended as more columns."""
-        import numpy as np
-        import scipy.sparse as sp
-
-        from .model import TokenCounts, raw_counts
-
-        n = len(self)
-        m = sp.csr_matrix(
-            (np.ones(len(self.ids), dtype=np.float32), self.ids.astype(np.int32), self.indptr),
-            shape=(n, len(self.vocab)),
-        )
-        if extra is None:
-            return TokenCounts(m, self.vocab)
-        more, more_vocab = raw_counts(extra)
-        return TokenCounts(sp.hstack([m, more], format="csr"), [*self.vocab, *more_vocab])
-
-
-def entry_token_ids(
+def cluster_store(
     store: Store,
-    ids: Sequence[str],
-    progress: Callable[[float], None] | None = None,
-) -> tuple[TokenIds, int]:
-    """Token ids of the entries ``ids``, from the cache where it holds them for this
-    tokenizer version; the rest are tokenized (on every core when many) and cached.
-    Returns (token ids, how many entries were tokenized now).
+    *,
+    k: int | None = None,
+    anchors_path: Path | None = None,
+    random_state: int = 0,
+    progress: Progress | None = None,
+) -> ClusterReport:
+    """Re-cluster every entry in the store and write topics, assignments (with score and
+    the terms tying each entry to its topic), similar entries and the fitted model."""
+    from topiclens.store.models import Topic
 
-    An entry's id is a hash of its title, summary and comment, so an id names one text
-    forever: the cache needs no other check, and entries whose tokens are cached are
-    never read (a re-cluster of 100,000 cached entries reads no text)."""
-    import numpy as np
+    from .estimator import TopicModel
+    from .tokenize import tokenizer_version
 
-    from .tokenize import decode, iter_tokenize, tokenizer_version
+    report = ClusterReport()
+    t0 = time.perf_counter()
 
-    version = tokenizer_version()
-    blobs: list[bytes | None] = [None] * len(ids)
-    position = {eid: i for i, eid in enumerate(ids)}
-    for eid, _, blob in store.iter_cached_tokens(version):
-        i = position.get(eid)
-        if i is not None:
-            blobs[i] = blob
-    missing = [i for i, b in enumerate(blobs) if b is None]
-    texts = dict(store.entry_texts([ids[i] for i in missing])) if missing else {}
-    missing = [i for i in missing if ids[i] in texts]  # an id not stored has no tokens
-    batch: list[tuple[int, list[str]]] = []
+    def say(stage: Stage, fraction: float) -> None:
+        if progress:
+            progress(stage, fraction)
 
-    def flush() -> None:
-        rows = [(ids[i], content_hash(texts[ids[i]]), version, toks) for i, toks in batch]
-        for (i, _), blob in zip(batch, store.put_tokens(rows), strict=True):
-            blobs[i] = blob
-        batch.clear()
-
-    fresh = iter_tokenize([texts[ids[i]] for i in missing], progress=progress)
-    for i, blob in zip(missing, fresh, strict=True):
-        batch.append((i, decode(blob)))
-        if len(batch) >= 5000:
-            flush()
-    if batch:
-        flush()
-    done = [b or b"" for b in blobs]
-    indptr = np.zeros(len(done) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, done), dtype=np.int64, count=len(done)) // 4, out=indptr[1:])
-    ids_array = np.frombuffer(b"".join(done), dtype=np.uint32)
-    return TokenIds(ids_array, indptr, store.token_vocab()), len(missing)
-
-
-def entry_tokens(
-    store: Store,
-    ids: Sequence[str],
-    progress: Callable[[float], None] | None = None,
-) -> tuple[list[list[str]], int]:
-    """:func:`entry_token_ids` as token lists."""
-    tids, tokenized = entry_token_ids(store, ids, progress)
-    return tids.docs(), tokenized
-
-
-def bigram_extras(texts: Sequence[str]) -> list[list[str]] | None:
-    """Feature-only character bigrams for each text when the corpus is small enough for
-    them to be cheap (up to ``model.SPECTRAL_MAX`` entries), else None. They double the
-    features, so large corpora (where time matters most) go without."""
-    from .model import SPECTRAL_MAX
-    from .tokenize import default_tokenizer
-
-    if len(texts) > SPECTRAL_MAX:
-        return None
-    bigrams = default_tokenizer().bigrams
-    return [bigrams(t) for t in texts]
-
-
-def anchor_term_tokens(store: Store, anchors: Sequence[Any]) -> dict[str, list[str]]:
-    """Every anchor term's tokens, cached in the store's meta for the tokenizer version:
-    a re-cluster with every entry's tokens cached then never loads jieba's dictionary
-    (about a second)."""
-    import json
-
-    from .tokenize import default_tokenizer
-
-    tk = default_tokenizer()
-    try:
-        cached = json.loads(store.get_meta("clustering.anchor_tokens") or "{}")
-    except ValueError:
-        cached = {}
-    terms: dict[str, list[str]] = (
-        cached.get("terms", {}) if cached.get("version") == tk.version else {}
+    anchors = load_anchors(anchors_path)
+    say(Stage.TOKENIZE, 0.0)
+    ids = store.entry_ids()
+    report.entries = len(ids)
+    if not ids:
+        raise ValueError("the store has no entries to cluster; import some first")
+    tids, report.tokenized = entry_token_ids(
+        store, ids, progress=lambda f: say(Stage.TOKENIZE, 0.5 * f)
     )
-    missing = [t for a in anchors for t in a.terms if t not in terms]
-    if missing:
-        for term in missing:
-            terms[term] = tk(term)
-        store.set_meta(
-            "clustering.anchor_tokens",
-            json.dumps({"version": tk.version, "terms": terms}, ensure_ascii=False),
+    report.cached = len(ids) - report.tokenized
+    model = TopicModel(
+        "auto" if k is None else k,
+        anchors=tokenized_anchors(store, anchors),
+        random_state=random_state,
+    )
+    # the texts only feed the bigram features, on corpora small enough for them
+    texts = [text for _, text in store.entry_texts(ids)] if model.needs_texts(len(ids)) else None
+    report.seconds[Stage.TOKENIZE] = time.perf_counter() - t0
+
+    # topics the user named must last: their entries seed them, as anchors do
+    position = {eid: i for i, eid in enumerate(ids)}
+    pinned = {
+        t.id: [position[e] for e in store.topic_entry_ids(t.id) if e in position]
+        for t in store.topics()
+        if t.user_named
+    }
+    model.fit(texts, tids.counts(), pinned=pinned, progress=progress)
+    report.seconds.update(model.stage_seconds_)
+    t1 = time.perf_counter()
+    labels = model.labels_.tolist()
+    members: list[list[str]] = [[] for _ in range(model.n_topics_)]
+    for eid, c in zip(ids, labels, strict=True):
+        members[c].append(eid)
+    matched = _match_topics(store, members, model.topic_anchors_, model.topic_pinned_)
+    report.kept_ids = matched.kept
+    topics = [
+        Topic(
+            id=matched.ids[c],
+            name=model.topic_names_[c],
+            keywords=[(w, round(v, 6)) for w, v in model.keywords_[c]],
+            size=len(members[c]),
+            user_named=matched.user_named[c],
+            anchor=model.topic_anchors_[c],
         )
-    return terms
+        for c in range(model.n_topics_)
+    ]
+    assignments = {
+        eid: (matched.ids[c], s, t)
+        for eid, c, s, t in zip(ids, labels, model.scores_.tolist(), model.terms_, strict=True)
+    }
+    similar = {
+        eid: [(ids[j], s) for j, s in near] for eid, near in zip(ids, model.similar_, strict=True)
+    }
+    say(Stage.STORE, 0.95)
+    # topics and the model that places new entries land in one transaction
+    saved = (tokenizer_version(), _save(model, matched.ids, ids))
+    store.replace_topics(topics, assignments, similar, model=saved)
+    report.seconds[Stage.STORE] = time.perf_counter() - t1
+    report.topics = model.n_topics_
+    report.seconds["total"] = time.perf_counter() - t0
+    say(Stage.DONE, 1.0)
+    return report
+
+
+class _Matched(NamedTuple):
+    ids: list[int]  # each new topic's id
+    user_named: list[bool]  # whether it carries on a topic the user named
+    kept: int  # how many kept an old topic's id
 
 
 def _match_topics(
     store: Store,
     members: list[list[str]],
     anchors: list[str | None],
-    kept: list[int | None],
-) -> tuple[list[int], list[bool], int]:
+    pinned: list[int | None],
+) -> _Matched:
     """An id for each new cluster: the id of the user-named topic it carries on, else of
     the old topic it shares an anchor or enough entries with (Jaccard >=
     MATCH_MIN_JACCARD), else a new, never used id."""
@@ -200,7 +151,7 @@ def _match_topics(
         old_sizes[tid] = old_sizes.get(tid, 0) + 1
     ids: list[int | None] = [None] * len(members)
     used: set[int] = set()
-    for c, tid in enumerate(kept):
+    for c, tid in enumerate(pinned):
         if tid is not None and tid in old_topics:
             ids[c] = tid
             used.add(tid)
@@ -238,176 +189,51 @@ def _match_topics(
         final.append(i)
     store.set_meta("clustering.max_topic_id", str(high))
     named = [i is not None and i in old_topics and old_topics[i].user_named for i in ids]
-    return final, named, sum(1 for i in ids if i is not None)
+    return _Matched(final, named, sum(1 for i in ids if i is not None))
 
 
-def cluster_store(
-    store: Store,
-    *,
-    k: int | None = None,
-    anchors_path: Path | None = None,
-    random_state: int = 0,
-    progress: Progress | None = None,
-) -> ClusterReport:
-    """Re-cluster every entry in the store and write topics, assignments (with score and
-    the terms tying each entry to its topic), similar entries and the fitted model."""
-    from topiclens.store.models import Topic
-
-    from .model import SPECTRAL_MAX, fit_topics
-    from .tokenize import default_tokenizer, tokenizer_version
-
-    report = ClusterReport()
-    t0 = time.perf_counter()
-
-    def say(stage: str, fraction: float) -> None:
-        if progress:
-            progress(stage, fraction)
-
-    anchors = load_anchors(anchors_path)
-    say("tokenize", 0.0)
-    ids = store.entry_ids()
-    report.entries = len(ids)
-    if not ids:
-        raise ValueError("the store has no entries to cluster; import some first")
-    tids, report.tokenized = entry_token_ids(
-        store, ids, progress=lambda f: say("tokenize", 0.5 * f)
-    )
-    report.cached = len(ids) - report.tokenized
-    # feature-only bigrams, on corpora small enough for them (their texts are read here)
-    extra = (
-        bigram_extras([text for _, text in store.entry_texts(ids)])
-        if len(ids) <= SPECTRAL_MAX
-        else None
-    )
-    report.seconds["tokenize"] = time.perf_counter() - t0
-
-    # topics the user named must last: their entries seed them like anchors
-    position = {eid: i for i, eid in enumerate(ids)}
-    named = [t.id for t in store.topics() if t.user_named]
-    kept = [
-        (tid, [position[e] for e in store.topic_entry_ids(tid) if e in position]) for tid in named
-    ]
-    fit = fit_topics(
-        tids.counts(extra),
-        k=k,
-        anchors=anchors,
-        random_state=random_state,
-        tokenizer=default_tokenizer(),
-        progress=lambda stage, f: say(stage, f),
-        kept=kept,
-        anchor_tokens=anchor_term_tokens(store, anchors),
-    )
-    report.seconds.update(fit.stages)
-    t1 = time.perf_counter()
-    n_topics = len(fit.names)
-    members: list[list[str]] = [[] for _ in range(n_topics)]
-    for i, c in enumerate(fit.labels.tolist()):
-        members[c].append(ids[i])
-    topic_ids, user_named, report.kept_ids = _match_topics(store, members, fit.anchors, fit.kept)
-    topics = [
-        Topic(
-            id=topic_ids[c],
-            name=fit.names[c],
-            keywords=[(w, round(v, 6)) for w, v in fit.keywords[c]],
-            size=len(members[c]),
-            user_named=user_named[c],
-            anchor=fit.anchors[c],
-        )
-        for c in range(n_topics)
-    ]
-    labels = fit.labels.tolist()
-    scores = fit.scores.tolist()
-    assignments = {
-        eid: (topic_ids[c], s, t)
-        for eid, c, s, t in zip(ids, labels, scores, fit.terms, strict=True)
-    }
-    similar = {
-        eid: [(ids[j], s) for j, s in near] for eid, near in zip(ids, fit.similar, strict=True)
-    }
-    say("store", 0.95)
-    # topics and the model that places new entries land in one transaction
-    model = (tokenizer_version(), _dump_model(fit, topic_ids, ids, [c for c in labels]))
-    store.replace_topics(topics, assignments, similar, model=model)
-    report.seconds["store"] = time.perf_counter() - t1
-    report.topics = n_topics
-    report.anchored = [a for a in fit.anchors if a]
-    report.seconds["total"] = time.perf_counter() - t0
-    say("done", 1.0)
-    return report
+# --- the saved model: a TopicModel with its topics' and entries' ids ----------------------
 
 
-# --- the fitted model, for entries imported later ----------------------------------------
+class _Saved(NamedTuple):
+    model: TopicModel
+    topic_ids: list[int]  # the store's id of each of the model's topics
+    entry_ids: list[str]  # the store's id of each entry the model was fitted on
 
 
-def _dump_model(fit: Any, topic_ids: list[int], ids: list[str], labels: list[int]) -> bytes:
+def _save(model: TopicModel, topic_ids: list[int], entry_ids: list[str]) -> bytes:
     import numpy as np
 
-    f = fit.features
-    kw_tokens = [[t for t, _ in kws] for kws in fit.keyword_tokens]
-    kw_weights = [[w for _, w in kws] for kws in fit.keyword_tokens]
     buf = io.BytesIO()
     np.savez(
         buf,
-        format=np.frombuffer(MODEL_FORMAT.encode(), dtype=np.uint8),
-        vocab=np.frombuffer(_SEP.join(f.vocab).encode("utf-8"), dtype=np.uint8),
-        idf=f.idf.astype(np.float32),
-        components=(
-            f.components if f.components is not None else np.zeros((0, 0), dtype=np.float32)
-        ),
-        centroids=fit.centroids.astype(np.float32),
+        format=np.frombuffer(SAVED_FORMAT.encode(), dtype=np.uint8),
+        model=np.frombuffer(model.to_bytes(), dtype=np.uint8),
         topic_ids=np.asarray(topic_ids, dtype=np.int64),
-        kw_tokens=np.frombuffer(
-            "\x1e".join(_SEP.join(t) for t in kw_tokens).encode("utf-8"), dtype=np.uint8
-        ),
-        kw_weights=np.asarray(
-            [w + [0.0] * (50 - len(w)) for w in kw_weights], dtype=np.float32
-        ).reshape(len(kw_weights), 50),
-        doc_ids=np.frombuffer(_SEP.join(ids).encode("ascii"), dtype=np.uint8),
-        doc_vectors=np.asarray(f.vectors, dtype=np.float16)
-        if f.components is not None
-        else np.zeros((0, 0), dtype=np.float16),
+        entry_ids=np.frombuffer(_SEP.join(entry_ids).encode("ascii"), dtype=np.uint8),
     )
     return buf.getvalue()
 
 
-@dataclass(slots=True)
-class _Model:
-    vocab: list[str]
-    idf: Any
-    components: Any
-    centroids: Any
-    topic_ids: list[int]
-    keywords: list[dict[str, float]]
-    doc_ids: list[str]
-    doc_vectors: Any
-
-
-def _load_model(blob: bytes) -> _Model | None:
+def _saved_model(store: Store) -> _Saved | None:
+    """The store's saved model, or None when there is none or it cannot be read (saved by
+    another version: a re-cluster makes a new one)."""
     import numpy as np
 
+    from .estimator import TopicModel
+
+    saved = store.topic_model()
+    if saved is None:
+        return None
     try:
+        _, blob = saved  # (tokenizer version, bytes)
         z = np.load(io.BytesIO(blob), allow_pickle=False)
-        if bytes(z["format"]).decode() != MODEL_FORMAT:
+        if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
             return None
-        kw_raw = bytes(z["kw_tokens"]).decode("utf-8")
-        weights = z["kw_weights"]
-        keywords = []
-        for c, part in enumerate(kw_raw.split("\x1e")):
-            toks = part.split(_SEP) if part else []
-            keywords.append({t: float(weights[c, i]) for i, t in enumerate(toks)})
-        comps = z["components"]
-        doc_raw = bytes(z["doc_ids"]).decode("ascii")
-        return _Model(
-            vocab=bytes(z["vocab"]).decode("utf-8").split(_SEP),
-            idf=z["idf"],
-            components=comps if comps.size else None,
-            centroids=z["centroids"],
-            topic_ids=[int(t) for t in z["topic_ids"]],
-            keywords=keywords,
-            doc_ids=doc_raw.split(_SEP) if doc_raw else [],
-            doc_vectors=z["doc_vectors"],
-        )
-    except (ValueError, KeyError, OSError, UnicodeDecodeError):
+        model = TopicModel.from_bytes(bytes(z["model"]))
+        entries = bytes(z["entry_ids"]).decode("ascii")
+        return _Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [])
+    except Exception:  # numpy raises several kinds for bytes that are not its npz
         return None
 
 
@@ -415,106 +241,45 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
     in a topic are left alone. Returns how many were assigned."""
-    import numpy as np
-
-    from .model import SMOOTH_NEIGHBOURS, TOP_SIMILAR, TOP_TERMS, smooth
-    from .tokenize import BIGRAM_MARK, default_tokenizer, vocabulary
-
-    saved = store.topic_model()
-    if saved is None or not entry_ids:
+    if not entry_ids:
         return 0
-    model = _load_model(saved[1])
-    if model is None:
+    saved = _saved_model(store)
+    if saved is None:
         return 0
-    live = {t.id for t in store.topics()}
     assigned = store.assignments()
     todo = [e for e in store.entries(list(dict.fromkeys(entry_ids))) if e.id not in assigned]
-    if not todo:
-        return 0
-    from .model import transform
-
-    docs, _ = entry_tokens(store, [e.id for e in todo])
-    if any(t.startswith(BIGRAM_MARK) for t in model.vocab[:1]):
-        # the model was fitted with bigrams (they sort first in its vocabulary)
-        bigrams = default_tokenizer().bigrams
-        docs = [[*d, *bigrams(e.text())] for d, e in zip(docs, todo, strict=True)]
-    tfidf, vectors = transform(docs, model.vocab, model.idf, model.components)
-    dense = np.asarray(vectors.todense()) if hasattr(vectors, "todense") else vectors
-    doc_vecs = (
-        model.doc_vectors.astype(np.float32)
-        if model.doc_vectors.size and model.components is not None
-        else None
-    )
-    near_idx = near_sim = None
-    if doc_vecs is not None and len(doc_vecs):
-        # the entry's nearest clustered entries: its similar entries, and (as in the fit)
-        # the neighbours its vector is smoothed towards before choosing a topic
-        m = min(len(doc_vecs), max(TOP_SIMILAR, min(SMOOTH_NEIGHBOURS, len(doc_vecs) // 50)))
-        near_idx = np.zeros((len(todo), m), dtype=np.int64)
-        near_sim = np.zeros((len(todo), m), dtype=np.float32)
-        for start in range(0, len(todo), 512):
-            block = dense[start : start + 512] @ doc_vecs.T
-            top = np.argpartition(-block, m - 1, axis=1)[:, :m]
-            val = np.take_along_axis(block, top, axis=1)
-            order = np.argsort(-val, axis=1, kind="stable")
-            near_idx[start : start + 512] = np.take_along_axis(top, order, axis=1)
-            near_sim[start : start + 512] = np.take_along_axis(val, order, axis=1)
-        k_smooth = min(m, SMOOTH_NEIGHBOURS, max(3, len(doc_vecs) // 50))
-        dense = smooth(
-            np.vstack([dense, doc_vecs]),
-            np.vstack(
-                [near_idx[:, :k_smooth] + len(dense), np.full((len(doc_vecs), k_smooth), -1)]
-            ),
-        )[: len(todo)]
-    sims = dense @ model.centroids.T
     # only topics that still exist (a topic can be gone since the model was saved)
-    alive = np.asarray([tid in live for tid in model.topic_ids])
-    if not alive.any():
+    live = {t.id for t in store.topics()}
+    alive = [tid in live for tid in saved.topic_ids]
+    if not todo or not any(alive):
         return 0
-    sims[:, ~alive] = -np.inf
-    best = sims.argmax(axis=1)
-    vocab = vocabulary()
-    out: dict[str, tuple[int, float, list[str]]] = {}
-    similar: dict[str, list[tuple[str, float]]] = {}
-    for r, e in enumerate(todo):
-        c = int(best[r])
-        kws = model.keywords[c]
-        lo, hi = tfidf.indptr[r], tfidf.indptr[r + 1]
-        weighted = sorted(
-            (
-                (float(tfidf.data[j]) * kws.get(model.vocab[tfidf.indices[j]], 0.0), j)
-                for j in range(lo, hi)
-            ),
-            key=lambda p: (-p[0], p[1]),
+    docs, _ = entry_tokens(store, [e.id for e in todo])
+    placed = saved.model.place([e.text() for e in todo], docs, among=alive)
+    out = {
+        e.id: (saved.topic_ids[c], score, terms)
+        for e, c, score, terms in zip(
+            todo, placed.labels.tolist(), placed.scores, placed.terms, strict=True
         )
-        terms: list[str] = []
-        for w, j in weighted:
-            if w <= 0 or len(terms) >= TOP_TERMS:
-                break
-            label = vocab.display(model.vocab[tfidf.indices[j]])
-            if label not in terms:
-                terms.append(label)
-        score = float(sims[r, c]) if np.isfinite(sims[r, c]) else 0.0
-        out[e.id] = (model.topic_ids[c], score, terms)
-        if near_idx is not None and near_sim is not None:
-            similar[e.id] = [
-                (model.doc_ids[j], round(float(v), 6))
-                for j, v in zip(near_idx[r, :TOP_SIMILAR], near_sim[r, :TOP_SIMILAR], strict=True)
-            ]
+    }
+    similar = {
+        e.id: [(saved.entry_ids[j], v) for j, v in near]
+        for e, near in zip(todo, placed.similar, strict=True)
+    }
     store.add_assignments(out, similar)
     return len(out)
 
 
 def ensure_topics(store: Store, progress: Progress | None = None) -> bool:
     """On a first start: an empty store gets the bundled corpus; entries without topics
-    get clustered; entries left out of existing topics join their nearest one. Returns
-    True if it did any of that."""
+    get clustered; entries left out of existing topics join their nearest one (or, when
+    the saved model cannot be read, every entry is clustered again). Returns True if it
+    did any of that."""
     from topiclens.store.importer import ensure_corpus
 
     did = False
     if store.count_entries() == 0:
         if progress:
-            progress("import", 0.0)
+            progress(Stage.IMPORT, 0.0)
         did = ensure_corpus(store) is not None
     if store.count_entries() == 0:
         return did
@@ -524,10 +289,10 @@ def ensure_topics(store: Store, progress: Progress | None = None) -> bool:
     missing = store.unassigned_ids()
     if missing:
         if progress:
-            progress("assign", 0.5)
+            progress(Stage.ASSIGN, 0.5)
         if assign_new(store, missing):
             did = True
-        elif store.topic_model() is None:
+        elif _saved_model(store) is None:
             cluster_store(store, progress=progress)
             did = True
     return did

@@ -20,24 +20,21 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
+
+from topiclens.store.text import HAN
 
 # Bump when the code below changes what tokens come out; assets are hashed in as well.
 CODE_VERSION = "2"
 ASSET_FILES = ("concepts.tsv", "stopwords.txt", "boilerplate.txt", "userdict.txt")
 USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better here
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_PIECES = re.compile(
-    rf"(?P<han>[{_HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)"
-)
+_PIECES = re.compile(rf"(?P<han>[{HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)")
 _SPACE = re.compile(r"\s+")
-_HAN_RUN = re.compile(rf"[{_HAN}]{{2,}}")
+_HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
 # characters inside our Chinese runs that jieba does not count as Chinese (it splits there)
 _JIEBA_OTHER = re.compile(r"([^\u4e00-\u9fd5]+)")
 BIGRAM_MARK = "\x02"  # starts a feature-only character bigram; no word token holds it
@@ -197,22 +194,12 @@ class Tokenizer:
     def version(self) -> str:
         return self.vocab.version
 
-    def _cutter(self) -> Any:
+    def jieba(self) -> Any:
+        """jieba's tokenizer with its dictionary and ours, loaded on first use."""
         if self._jieba is None:
-            import logging
+            from .dictionary import load_jieba
 
-            import jieba
-
-            jieba.setLogLevel(logging.WARNING)
-            tk = jieba.Tokenizer()
-            cache = _dictionary_cache()
-            if not _read_dictionary(tk, cache):
-                with resources.as_file(
-                    resources.files("topiclens.assets").joinpath("userdict.txt")
-                ) as path:
-                    tk.load_userdict(str(path))
-                _write_dictionary(tk, cache)
-            self._jieba = tk
+            self._jieba = load_jieba()
         return self._jieba
 
     def _words(self, segment: str, out: list[str]) -> None:
@@ -221,7 +208,7 @@ class Tokenizer:
             han = m.group("han")
             if han is not None:
                 if len(han) > 1:
-                    for word in self._segment(han):
+                    for word in self.segment(han):
                         out.extend(self._han_word(word))
                 continue
             word = m.group("lat")
@@ -238,7 +225,7 @@ class Tokenizer:
         if tokens is not None:
             return tokens
         stop = self.vocab.stopwords
-        freq = self._cutter().FREQ
+        freq = self.jieba().FREQ
         tokens = []
         if len(word) > 1 and word not in stop:
             self._emit(word, tokens)
@@ -262,21 +249,21 @@ class Tokenizer:
             word = word[:-1]
         return [word]
 
-    def _segment(self, run: str) -> list[str]:
+    def segment(self, run: str) -> list[str]:
         """``jieba.Tokenizer.cut(run, HMM=False)`` for a run of Chinese characters, word
         for word the same (a test compares them), about twice as fast: the same
         dictionary and the same maximum-probability route through the same word graph,
         with each word's log-probability computed once per process instead of once per
         occurrence, and no per-call regex split, generator or graph dict. Characters
         jieba does not count as Chinese split the run and come out one by one, as in
-        jieba."""
+        jieba (docs/clustering.md, "Tokens")."""
         if _JIEBA_OTHER.search(run):
             words: list[str] = []
             for part in _JIEBA_OTHER.split(run):  # the pattern's group keeps the others
                 if part:
-                    words.extend(part if _JIEBA_OTHER.match(part) else self._segment(part))
+                    words.extend(part if _JIEBA_OTHER.match(part) else self.segment(part))
             return words
-        cutter = self._cutter()
+        cutter = self.jieba()
         freq = cutter.FREQ
         logp = self._logp
         logtotal = math.log(cutter.total)
@@ -352,166 +339,7 @@ class Tokenizer:
         return out
 
 
-# --- jieba's dictionary with ours merged in, cached in a form quick to read ------------
-#
-# jieba keeps its dictionary (about 500,000 words and prefixes) in a marshal file that takes
-# 0.35-0.8 s to load, and our user dictionary is added word by word after that. Cached as
-# one UTF-8 block of words and one array of frequencies, the merged dictionary loads in
-# about a fifth of the time: a cold start on the bundled corpus, and every worker of a
-# bulk tokenization, wait for it.
-
-_DICT_MAGIC = b"topiclens-jieba-dictionary-1\n"
-
-
-def _dictionary_cache() -> Path:
-    """Where the merged dictionary is cached: the temporary directory (where jieba keeps
-    its own cache), named by user and by everything it is made from (jieba's version and
-    dictionary file, our user dictionary)."""
-    import os
-    import tempfile
-
-    import jieba
-
-    digest = hashlib.sha256(jieba.__version__.encode())
-    dict_file = Path(jieba.__file__).with_name(jieba.DEFAULT_DICT_NAME)
-    with suppress(OSError):
-        st = dict_file.stat()
-        digest.update(f"{dict_file}:{st.st_size}:{st.st_mtime_ns}".encode())
-    digest.update(read_asset("userdict.txt").encode("utf-8"))
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(tempfile.gettempdir()) / f"topiclens-jieba-{uid}-{digest.hexdigest()[:16]}.cache"
-
-
-def _read_dictionary(tk: Any, path: Path) -> bool:
-    """Fill jieba tokenizer ``tk`` from the cache; False (and ``tk`` untouched) when the
-    cache is missing or not whole."""
-    from array import array
-
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return False
-    if not data.startswith(_DICT_MAGIC):
-        return False
-    try:
-        head_end = data.index(b"\n", len(_DICT_MAGIC))
-        total, count, size = (int(x) for x in data[len(_DICT_MAGIC) : head_end].split())
-        words = data[head_end + 1 : head_end + 1 + size].decode("utf-8").split("\n")
-        freqs = array("I")
-        freqs.frombytes(data[head_end + 1 + size :])
-    except (ValueError, UnicodeDecodeError):
-        return False
-    if len(words) != count or len(freqs) != count:
-        return False
-    tk.FREQ = dict(zip(words, freqs.tolist(), strict=True))
-    tk.total = total
-    tk.initialized = True
-    return True
-
-
-def _write_dictionary(tk: Any, path: Path) -> None:
-    """Cache ``tk``'s dictionary; quietly nothing when it cannot be written."""
-    import os
-    import tempfile
-    from array import array
-
-    words = list(tk.FREQ)
-    if any("\n" in w for w in words) or max(tk.FREQ.values(), default=0) >= 2**32:
-        return
-    block = "\n".join(words).encode("utf-8")
-    head = _DICT_MAGIC + f"{int(tk.total)} {len(words)} {len(block)}\n".encode()
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "wb") as out:
-            out.write(head)
-            out.write(block)
-            out.write(array("I", tk.FREQ.values()).tobytes())
-        os.replace(tmp, path)
-    except OSError:
-        if tmp is not None:
-            with suppress(OSError):
-                os.unlink(tmp)
-
-
 @cache
 def default_tokenizer() -> Tokenizer:
     """One tokenizer per process for the bundled assets: jieba's dictionary loads once."""
     return Tokenizer()
-
-
-# --- bulk tokenizing, one tokenizer per worker process ---------------------------------
-
-_WORKER: Tokenizer | None = None
-
-
-def _init_worker() -> None:
-    global _WORKER
-    _WORKER = Tokenizer()
-    _WORKER._cutter()
-
-
-SEP = "\x1f"  # between tokens in a cached blob (never inside a token: control characters go)
-
-
-def encode(tokens: list[str]) -> bytes:
-    return SEP.join(tokens).encode("utf-8")
-
-
-def decode(blob: bytes) -> list[str]:
-    return blob.decode("utf-8").split(SEP) if blob else []
-
-
-def _work(texts: list[str]) -> list[bytes]:
-    # blobs, not lists: the parent unpickles one object per text instead of hundreds
-    assert _WORKER is not None
-    return [encode(_WORKER(t)) for t in texts]
-
-
-PARALLEL_MIN = 2000  # below this, starting workers costs more than it saves
-
-
-def tokenize_many(
-    texts: list[str],
-    *,
-    processes: int | None = None,
-    progress: Any = None,
-) -> list[list[str]]:
-    """Tokenize many texts, in order, on every core when there are enough of them."""
-    return [decode(b) for b in iter_tokenize(texts, processes=processes, progress=progress)]
-
-
-def iter_tokenize(
-    texts: list[str],
-    *,
-    processes: int | None = None,
-    progress: Any = None,
-) -> Iterator[bytes]:
-    """Each text's tokens as an encoded blob (:func:`decode` reads it), in order, as they
-    are ready; on every core (one jieba per worker process) when there are enough texts
-    to pay for starting the workers. ``progress(done_fraction)`` is called from the
-    calling thread."""
-    import os
-
-    n = len(texts)
-    workers = processes if processes is not None else (os.cpu_count() or 1)
-    if n < PARALLEL_MIN or workers <= 1:
-        tk = default_tokenizer()
-        step = max(1, n // 20)
-        for i, t in enumerate(texts):
-            yield encode(tk(t))
-            if progress and (i + 1) % step == 0:
-                progress((i + 1) / n)
-        return
-    import multiprocessing
-
-    chunk = 250
-    chunks = [texts[i : i + chunk] for i in range(0, n, chunk)]
-    # spawn, not fork: the reader calls this from a thread, and forking a threaded
-    # process can deadlock
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker) as pool:
-        for i, part in enumerate(pool.imap(_work, chunks)):
-            yield from part
-            if progress:
-                progress((i + 1) / len(chunks))

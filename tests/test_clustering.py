@@ -7,14 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from topiclens.clustering import TopicModel
 from topiclens.clustering.anchors import AnchorsError, load_anchors, parse_anchors
-from topiclens.clustering.model import (
-    MAX_SHARE,
-    auto_k,
-    distinct_terms,
-    fit_topics,
-    topic_name,
-)
+from topiclens.clustering.naming import distinct_terms, topic_name
+from topiclens.clustering.params import InvalidParameterError, NotFittedError
+from topiclens.clustering.partition import MAX_SHARE, auto_k
 from topiclens.clustering.tokenize import Tokenizer, parse_concepts, surface_pattern, vocabulary
 
 
@@ -117,7 +114,7 @@ def test_bad_anchors_file_is_a_clear_error(tmp_path: Path):
         load_anchors(tmp_path / "missing.toml")
 
 
-# --- the model --------------------------------------------------------------------------
+# --- the model: TopicModel ---------------------------------------------------------------
 
 
 def test_auto_k_bounds():
@@ -143,20 +140,28 @@ def _toy_docs() -> list[list[str]]:
     return a + b + c
 
 
+def _toy_texts() -> list[str]:
+    """Raw texts of three clear subjects, twelve each, in both languages."""
+    a = [f"rANS 熵编码 entropy coding and lossless compression, note {i}" for i in range(12)]
+    b = [f"NVLink 与 NVSwitch 互联 interconnect bandwidth, rack {i}" for i in range(12)]
+    c = [f"投机解码 speculative decoding with a draft model, trial {i}" for i in range(12)]
+    return a + b + c
+
+
 def test_fit_is_deterministic_and_separates_clear_groups():
     docs = _toy_docs()
-    one = fit_topics(docs, k=3, random_state=3, max_share=None)
-    two = fit_topics(docs, k=3, random_state=3, max_share=None)
-    assert one.labels.tolist() == two.labels.tolist()
-    assert one.names == two.names
-    groups = [set(one.labels[i : i + 12].tolist()) for i in (0, 12, 24)]
+    one = TopicModel(3, random_state=3, max_share=None).fit(None, docs)
+    two = TopicModel(3, random_state=3, max_share=None).fit(None, docs)
+    assert one.labels_.tolist() == two.labels_.tolist()
+    assert one.topic_names_ == two.topic_names_
+    groups = [set(one.labels_[i : i + 12].tolist()) for i in (0, 12, 24)]
     assert all(len(g) == 1 for g in groups) and len(set.union(*groups)) == 3
 
 
 def test_no_cluster_holds_more_than_the_cap():
     docs = [["same", "words", "here"] for _ in range(40)] + _toy_docs()[:6]
-    fit = fit_topics(docs, k=2, random_state=0)
-    sizes = [int((fit.labels == c).sum()) for c in range(int(fit.labels.max()) + 1)]
+    model = TopicModel(2, random_state=0).fit(None, docs)
+    sizes = [int((model.labels_ == c).sum()) for c in range(model.n_topics_)]
     assert max(sizes) <= MAX_SHARE * len(docs)
 
 
@@ -165,10 +170,21 @@ def test_anchor_names_the_cluster_it_wins(tk: Tokenizer):
 
     docs = _toy_docs()
     anchors = [Anchor("Wires", ("NVLink", "互联")), Anchor("Nothing here", ("zzz-none",))]
-    fit = fit_topics(docs, k=3, anchors=anchors, tokenizer=tk)
-    c = int(fit.labels[12])
-    assert fit.names[c] == "Wires" and fit.anchors[c] == "Wires"
-    assert "Nothing here" not in fit.names
+    model = TopicModel(3, anchors=anchors, tokenizer=tk).fit(None, docs)
+    c = int(model.labels_[12])
+    assert model.topic_names_[c] == "Wires" and model.topic_anchors_[c] == "Wires"
+    assert "Nothing here" not in model.topic_names_
+    # an anchor's terms already tokenized (as the pipeline caches them) act the same
+    known = [Anchor(a.name, a.terms, tuple(tuple(tk(t)) for t in a.terms)) for a in anchors]
+    again = TopicModel(3, anchors=known).fit(None, docs)
+    assert again.topic_names_ == model.topic_names_
+
+
+def test_pinned_groups_carry_on_as_topics():
+    docs = _toy_docs()
+    model = TopicModel(3, random_state=0).fit(None, docs, pinned={41: range(12, 20), 7: []})
+    assert model.topic_pinned_[int(model.labels_[12])] == 41
+    assert sorted(k for k in model.topic_pinned_ if k is not None) == [41]
 
 
 def test_bigrams_shape_features_but_never_names_or_terms(tk: Tokenizer):
@@ -182,28 +198,28 @@ def test_bigrams_shape_features_but_never_names_or_terms(tk: Tokenizer):
     texts = [f"稀疏注意力内核第{i}篇" for i in range(10)] + [
         f"量化推理精度第{i}篇" for i in range(10)
     ]
-    docs = [tk(t) for t in texts]
-    fit = fit_topics(docs, k=2, random_state=0, extra=[tk.bigrams(t) for t in texts])
-    assert any(t.startswith(BIGRAM_MARK) for t in fit.features.vocab)
-    shown = [w for kws in fit.keywords for w, _ in kws] + [w for ts in fit.terms for w in ts]
-    shown += [t for kws in fit.keyword_tokens for t, _ in kws] + fit.names
+    model = TopicModel(2, random_state=0, bigrams=True, tokenizer=tk).fit(texts)
+    assert any(t.startswith(BIGRAM_MARK) for t in model.get_feature_names_out())
+    shown = [w for kws in model.keywords_ for w, _ in kws] + [w for ts in model.terms_ for w in ts]
+    shown += [t for kws in model.term_weights_ for t in kws] + model.topic_names_
+    shown += [w for ts in model.place(texts[:3]).terms for w in ts]
     assert shown and not any(BIGRAM_MARK in w for w in shown)
-    assert len({int(fit.labels[0]), int(fit.labels[10])}) == 2
+    assert len({int(model.labels_[0]), int(model.labels_[10])}) == 2
 
 
 def test_a_term_in_almost_every_entry_weighs_next_to_nothing():
     import math
 
     import numpy as np
-    from topiclens.clustering.model import build_features
+    from topiclens.clustering.features import fit_features
 
     docs = [[*d, "common"] for d in _toy_docs()[:-1]] + [_toy_docs()[-1]]
-    f = build_features(docs, lsa_dims=None)
-    common, rare = f.vocab.index("common"), f.vocab.index("rans")
+    fitted, f = fit_features(docs, lsa_dims=None, random_state=0)
+    common, rare = fitted.vocab.index("common"), fitted.vocab.index("rans")
     n = len(docs)
     # BM25's idf: log(1 + (n - df + 0.5) / (df + 0.5))
-    assert f.idf[common] == pytest.approx(math.log1p(1.5 / (n - 1 + 0.5)), rel=1e-5)
-    assert f.idf[rare] == pytest.approx(math.log1p((n - 12 + 0.5) / 12.5), rel=1e-5)
+    assert fitted.idf[common] == pytest.approx(math.log1p(1.5 / (n - 1 + 0.5)), rel=1e-5)
+    assert fitted.idf[rare] == pytest.approx(math.log1p((n - 12 + 0.5) / 12.5), rel=1e-5)
     row = f.tfidf[0].toarray().ravel()
     assert 0 < row[common] < 0.05 * row[rare]
     assert np.linalg.norm(row) == pytest.approx(1.0, rel=1e-5)
@@ -211,36 +227,36 @@ def test_a_term_in_almost_every_entry_weighs_next_to_nothing():
 
 def test_new_entries_are_weighed_and_projected_as_in_the_fit():
     import numpy as np
-    from topiclens.clustering.model import build_features, transform
+    from topiclens.clustering.features import features_in, fit_features
 
     docs = [d + ["rans"] * (i % 3) for i, d in enumerate(_toy_docs())]
     for dims in (None, 4):
-        f = build_features(docs, lsa_dims=dims, random_state=0)
-        tfidf, vectors = transform(docs[:6], f.vocab, f.idf, f.components)
-        assert np.allclose(tfidf.toarray(), f.tfidf[:6].toarray(), atol=1e-6)
-        dense = vectors.toarray() if hasattr(vectors, "toarray") else vectors
-        assert np.allclose(dense, np.asarray(f.vectors[:6]), atol=1e-5)
+        fitted, f = fit_features(docs, lsa_dims=dims, random_state=0)
+        new = features_in(docs[:6], fitted)
+        assert np.allclose(new.tfidf.toarray(), f.tfidf[:6].toarray(), atol=1e-6)
+        assert np.allclose(new.vectors, np.asarray(f.vectors[:6]), atol=1e-5)
 
 
 def test_spectral_step_separates_clear_groups_deterministically():
     import numpy as np
 
     docs = [d + [f"x{j}" for j in range(i % 5)] for i, d in enumerate(_toy_docs() * 20)]
-    one = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
-    two = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True)
-    assert one.labels.tolist() == two.labels.tolist()
+    model = TopicModel(3, random_state=1, max_share=None, spectral=True)
+    one = model.fit(None, docs).labels_.tolist()
+    assert model.fit(None, docs).labels_.tolist() == one
     kind = [i % 36 // 12 for i in range(len(docs))]
-    assert len({(k, int(c)) for k, c in zip(kind, one.labels, strict=True)}) == 3
-    assert len(set(one.labels.tolist())) == 3
+    assert len({(k, c) for k, c in zip(kind, one, strict=True)}) == 3
+    assert len(set(one)) == 3
     # the spectral step's diffusion does the neighbours' averaging: no smoothing first
-    raw = fit_topics(docs, k=3, random_state=1, max_share=None, spectral=True, smoothing=False)
-    assert raw.labels.tolist() == one.labels.tolist()
-    assert np.allclose(raw.centroids, one.centroids, atol=1e-6)
+    raw = TopicModel(3, random_state=1, max_share=None, spectral=True, smoothing=False)
+    raw.fit(None, docs)
+    assert raw.labels_.tolist() == one
+    assert np.allclose(raw.cluster_centers_, model.cluster_centers_, atol=1e-6)
 
 
 def test_spectral_embedding_weighs_eigenvectors_by_eigenvalue_to_the_steps():
     import numpy as np
-    from topiclens.clustering.model import spectral_embedding
+    from topiclens.clustering.neighbours import spectral_embedding
 
     # a connected graph (random directions), so the top eigenvalues differ
     x = np.random.default_rng(0).normal(size=(80, 6)).astype(np.float32)
@@ -258,16 +274,125 @@ def test_spectral_embedding_weighs_eigenvectors_by_eigenvalue_to_the_steps():
     assert 0 < ratio[0, 0] < ratio[0, 1] < 0.95 * ratio[0, 2]
 
 
+# --- the estimator contract (scikit-learn's shape) -----------------------------------------
+
+
+def test_params_round_trip_and_clone():
+    from sklearn.base import clone
+
+    model = TopicModel(7, random_state=4, spectral=False)
+    params = model.get_params()
+    assert params["n_topics"] == 7 and params["random_state"] == 4 and params["lsa_dims"] == "auto"
+    again = TopicModel().set_params(**params)
+    assert again.get_params() == params
+    assert clone(model).get_params() == params
+    assert repr(model) == "TopicModel(n_topics=7, spectral=False, random_state=4)"
+    with pytest.raises(ValueError, match="Invalid parameter 'k'"):
+        model.set_params(k=3)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"n_topics": 0}, r"'n_topics' parameter of TopicModel must be an int in the range"),
+        ({"n_topics": "many"}, r"'n_topics' .* or 'auto'\. Got 'many'"),
+        ({"max_share": 1.5}, r"'max_share' .* in the range \(0, 1\] or None"),
+        ({"spectral": "yes"}, r"'spectral' .* instance of 'bool' or 'auto'"),
+        ({"smoothing": 1}, r"'smoothing'"),
+        ({"anchors": ["KV cache"]}, r"'anchors' .* list or tuple of Anchor"),
+        ({"lsa_dims": 2.5}, r"'lsa_dims'"),
+    ],
+)
+def test_an_invalid_parameter_is_a_clear_error_at_fit(params: dict, message: str):
+    model = TopicModel(**params)  # stored as given: nothing checked yet
+    with pytest.raises(InvalidParameterError, match=message):
+        model.fit(_toy_texts())
+
+
+def test_fit_on_raw_strings_returns_self_and_sets_the_fitted_attributes():
+    texts = _toy_texts()
+    model = TopicModel(3, random_state=0, max_share=None)
+    assert model.fit(texts) is model
+    n, k = len(texts), model.n_topics_
+    assert k == 3 and model.labels_.shape == (n,)
+    assert set(model.labels_.tolist()) == {0, 1, 2}
+    assert model.cluster_centers_.shape[0] == k
+    assert len(model.topic_names_) == len(model.keywords_) == len(model.topic_anchors_) == k
+    assert all(model.keywords_) and all(name.strip() for name in model.topic_names_)
+    assert len(model.vocabulary_) == len(model.idf_) == len(model.get_feature_names_out())
+    assert model.components_ is None or model.components_.shape[1] == len(model.vocabulary_)
+    assert len(model.scores_) == len(model.terms_) == len(model.similar_) == n
+    assert all(0 < len(near) <= 5 for near in model.similar_)
+    # the three subjects are three topics
+    groups = [set(model.labels_[i : i + 12].tolist()) for i in (0, 12, 24)]
+    assert all(len(g) == 1 for g in groups) and len(set.union(*groups)) == 3
+
+
+def test_predict_places_the_fits_own_texts_in_their_topics():
+    texts = _toy_texts()
+    model = TopicModel(3, random_state=0, max_share=None).fit(texts)
+    assert (model.predict(texts) == model.labels_).mean() >= 0.9
+    fresh = ["a new note on rANS entropy coding", "NVSwitch 互联 at rack scale"]
+    got = model.predict(fresh).tolist()
+    assert got == [int(model.labels_[0]), int(model.labels_[12])]
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        TopicModel().predict(fresh)
+
+
+def test_saved_model_predicts_the_same_and_rejects_other_formats():
+    import io
+
+    import numpy as np
+
+    texts = _toy_texts()
+    model = TopicModel(3, random_state=0, max_share=None).fit(texts)
+    loaded = TopicModel.from_bytes(model.to_bytes())
+    assert loaded.get_params() == model.get_params()
+    assert loaded.topic_names_ == model.topic_names_
+    fresh = [*texts[::5], "投机解码的草稿模型", "compression of weights"]
+    a, b = model.place(fresh), loaded.place(fresh)
+    assert a.labels.tolist() == b.labels.tolist() and a.terms == b.terms
+    assert a.scores == b.scores and a.similar == b.similar
+    with pytest.raises(ValueError, match="not a saved topic model"):
+        TopicModel.from_bytes(b"not a model at all")
+    buf = io.BytesIO()
+    np.savez(buf, format=np.frombuffer(b"topiclens-topic-model-99", dtype=np.uint8))
+    with pytest.raises(ValueError, match="format 99"):
+        TopicModel.from_bytes(buf.getvalue())
+
+
 def test_importing_clustering_loads_no_heavy_library():
+    modules = ", ".join(
+        f"topiclens.clustering.{m}"
+        for m in ("pipeline", "estimator", "features", "naming", "neighbours", "partition")
+    )
     code = (
-        "import sys, topiclens.clustering, topiclens.clustering.pipeline, "
-        "topiclens.clustering.model, topiclens.clustering.tokenize\n"
+        f"import sys, topiclens.clustering, {modules}, topiclens.clustering.tokenize\n"
+        "from topiclens.clustering import Stage, TopicModel\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('sklearn', 'jieba', 'numpy', 'scipy', 'textual'))\n"
         "print(heavy)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_stage_names_are_the_progress_strings():
+    from topiclens.clustering import Stage
+
+    assert [str(s) for s in Stage] == [
+        "import",
+        "tokenize",
+        "features",
+        "neighbours",
+        "kmeans",
+        "name",
+        "similar",
+        "assign",
+        "store",
+        "done",
+    ]
+    assert Stage.KMEANS == "kmeans" and {"kmeans": 1}[Stage.KMEANS] == 1
 
 
 def test_term_named_topics_never_repeat_an_anchor_name(tmp_path):

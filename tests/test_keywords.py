@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from topiclens.clustering.model import fragments
+from topiclens.clustering.naming import fragments
 from topiclens.store import Store
 from topiclens.store.importer import ensure_corpus
 

@@ -17,8 +17,8 @@ import numpy as np
 import orjson
 import pytest
 from conftest import DIGEST, LISTING
-from topiclens.clustering.model import count_matrix, select_terms
-from topiclens.clustering.pipeline import bigram_extras, entry_token_ids
+from topiclens.clustering.features import count_matrix, select_terms
+from topiclens.clustering.token_cache import entry_token_ids
 from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
@@ -82,9 +82,8 @@ def test_counts_from_ids_equal_counts_from_token_lists(tmp_path: Path):
     tk = default_tokenizer()
     docs = [tk(text) for _, text in items]
     assert fresh.docs() == docs and cached.docs() == docs
-    extra = bigram_extras([text for _, text in items])
-    assert extra is not None
-    got = cached.counts(extra)
+    extra = [tk.bigrams(text) for _, text in items]
+    got = cached.counts().plus(extra)
     matrix, vocab = select_terms(got.matrix, got.vocab, min_df=2)
     want, want_vocab = count_matrix([[*d, *e] for d, e in zip(docs, extra, strict=True)], min_df=2)
     assert vocab == want_vocab

@@ -14,7 +14,7 @@ import orjson
 import pytest
 from topiclens.cli import main
 from topiclens.clustering import assign_new, cluster_store, ensure_topics
-from topiclens.clustering.model import MAX_SHARE
+from topiclens.clustering.partition import MAX_SHARE
 from topiclens.store import Store
 from topiclens.store.importer import import_bundled
 

@@ -1,0 +1,205 @@
+"""What each topic is about, in a reader's words: class-based TF-IDF keywords, names,
+and the terms that tie each entry to its topic.
+
+Feature-only bigrams and pieces of longer words shape the clusters but never describe
+them: their class weights are zeroed before anything is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from topiclens.store.text import is_han
+
+from .tokenize import BIGRAM_MARK, Vocabulary
+
+TOP_KEYWORDS = 10  # keywords shown per topic
+TOP_TERMS = 5  # terms shown per entry
+TOP_WEIGHTS = 50  # weighted tokens kept per topic, to tie new entries to it
+
+
+@dataclass(slots=True)
+class Naming:
+    """Each topic's name, keywords (display term, weight), the weights of its top
+    tokens, and the class weights (k, V) the keywords come from."""
+
+    names: list[str]
+    keywords: list[list[tuple[str, float]]]
+    weights: list[dict[str, float]]
+    class_weights: Any
+
+
+def name_topics(
+    counts: Any,
+    labels: Any,
+    k: int,
+    vocab_tokens: list[str],
+    vocab: Vocabulary,
+    anchor_names: Sequence[str | None],
+) -> Naming:
+    """Name the ``k`` clusters of ``labels``: a cluster an anchor won takes the
+    anchor's name (``anchor_names[c]``); the others are named by their first two
+    distinct keywords, never one naming an anchor another cluster won."""
+    import numpy as np
+
+    per_class = class_counts(counts, labels, k)
+    ctf = class_tfidf(per_class)
+    # bigrams shape clusters but never name them, nor tie an entry to its topic
+    marked = [j for j, t in enumerate(vocab_tokens) if t.startswith(BIGRAM_MARK)]
+    if marked:
+        ctf[:, marked] = 0.0
+    # nor do pieces of longer words, where the longer word is what the topic says
+    ctf[fragments(vocab_tokens, per_class)] = 0.0
+    won = [n for n in anchor_names if n]
+    names: list[str] = []
+    keywords: list[list[tuple[str, float]]] = []
+    weights: list[dict[str, float]] = []
+    for c in range(k):
+        order = np.argsort(-ctf[c], kind="stable")[: TOP_KEYWORDS * 4]
+        ranked = [(vocab_tokens[j], float(ctf[c, j])) for j in order if ctf[c, j] > 0]
+        weights.append(dict(ranked[:TOP_WEIGHTS]))
+        kw = distinct_terms(ranked, vocab, TOP_KEYWORDS)
+        keywords.append(kw)
+        # a cluster named from its terms never takes the name of an anchor another
+        # cluster won: two topics both reading "Speculative decoding" tell a reader nothing
+        own = [(w, v) for w, v in kw if not any(near_duplicate(w, n) for n in won)]
+        names.append(anchor_names[c] or topic_name(own or kw))
+    return Naming(unique_names(names), keywords, weights, ctf)
+
+
+def class_counts(counts: Any, labels: Any, k: int) -> Any:
+    """Each term's count in each topic (k, V), float64."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    onehot = sp.csr_matrix(
+        (np.ones(len(labels), dtype=np.float32), (labels, np.arange(len(labels)))),
+        shape=(k, len(labels)),
+    )
+    return np.asarray((onehot @ counts).todense(), dtype=np.float64)
+
+
+def class_tfidf(per_class: Any) -> Any:
+    """Class-based TF-IDF (k, V) from each term's count in each topic: a term's share
+    of a topic's words, times log(1 + average words per topic / the term's count over
+    all topics)."""
+    import numpy as np
+
+    totals = per_class.sum(axis=1, keepdims=True)
+    tf = per_class / np.maximum(totals, 1)
+    freq = per_class.sum(axis=0)
+    avg = totals.mean()
+    idf = np.log1p(avg / np.maximum(freq, 1))
+    return (tf * idf).astype(np.float32)
+
+
+def fragments(vocab_tokens: Sequence[str], per_class: Any) -> Any:
+    """(k, V) booleans: where a short Chinese term is, in that topic, mostly a piece of
+    a longer term the tokenizer also gave (its dictionary words inside a long word:
+    分布式 also says 分布 and 布式; 确定性 says 定性). It is one when a longer term of
+    the topic that holds it is used at least half as often there. Such pieces help to
+    cluster but make poor keywords: a topic reading "分布, 布式" says less than one
+    reading "分布式"."""
+    import numpy as np
+
+    index = {t: j for j, t in enumerate(vocab_tokens)}
+    inside: dict[int, list[int]] = {}
+    for j, term in enumerate(vocab_tokens):
+        if len(term) < 3 or not is_han(term):
+            continue
+        for n in (2, 3):
+            for i in range(len(term) - n + 1 if len(term) > n else 0):
+                part = index.get(term[i : i + n])
+                if part is not None:
+                    inside.setdefault(part, []).append(j)
+    out = np.zeros(per_class.shape, dtype=bool)
+    for part, longer in inside.items():
+        out[:, part] = per_class[:, longer].max(axis=1) * 2 >= per_class[:, part]
+    return out & (per_class > 0)
+
+
+def near_duplicate(a: str, b: str) -> bool:
+    """ "KV / KV缓存 / 缓存" is one idea: one term inside the other, spaces and case aside."""
+    x, y = a.replace(" ", "").lower(), b.replace(" ", "").lower()
+    return x in y or y in x
+
+
+def distinct_terms(
+    ranked: Sequence[tuple[str, float]], vocab: Vocabulary, limit: int
+) -> list[tuple[str, float]]:
+    """Up to ``limit`` of the ``ranked`` (token, weight) as display terms, best first,
+    leaving out any that is a near duplicate of one already taken."""
+    out: list[tuple[str, float]] = []
+    for token, weight in ranked:
+        label = vocab.display(token)
+        if any(near_duplicate(label, taken) for taken, _ in out):
+            continue
+        out.append((label, weight))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def topic_name(keywords: Sequence[tuple[str, float]]) -> str:
+    """A short name from a topic's distinctive terms: the first two, capitalised."""
+    words = [k for k, _ in keywords[:2]]
+    if not words:
+        return "Miscellaneous"
+    return " / ".join(w[:1].upper() + w[1:] if w[:1].islower() else w for w in words)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """The names, a second "X" reading "X (2)", a third "X (3)"."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
+
+
+def entry_terms(
+    tfidf: Any,
+    labels: Any,
+    topic_weights: Any,
+    vocab_tokens: list[str],
+    vocab: Vocabulary,
+    top: int = TOP_TERMS,
+) -> list[list[str]]:
+    """The terms tying each entry (row of ``tfidf``) to its topic ``labels[i]``: its
+    TF-IDF weight times the topic's, ``topic_weights[c]`` (a dense row of V), best first
+    and distinct."""
+    import numpy as np
+
+    out: list[list[str]] = [[] for _ in range(tfidf.shape[0])]
+    # column -> (display label, its compact form for the near-duplicate test), made once
+    labels_of: dict[int, tuple[str, str]] = {}
+    for c in np.unique(labels).tolist():
+        members = np.flatnonzero(labels == c)
+        sub = tfidf[members].multiply(np.asarray(topic_weights[c]).reshape(1, -1)).tocsr()
+        # plain lists: per-row numpy calls on rows of ~100 values cost more than the work
+        data, cols, ptr = sub.data.tolist(), sub.indices.tolist(), sub.indptr.tolist()
+        for r, doc in enumerate(members.tolist()):
+            lo, hi = ptr[r], ptr[r + 1]
+            picked: list[str] = []
+            compact: list[str] = []
+            # stable, best first (sorted keeps the order of ties, as argsort's "stable")
+            for j in sorted(range(lo, hi), key=data.__getitem__, reverse=True):
+                if data[j] <= 0:
+                    break
+                col = cols[j]
+                got = labels_of.get(col)
+                if got is None:
+                    label = vocab.display(vocab_tokens[col])
+                    got = labels_of[col] = (label, label.replace(" ", "").lower())
+                label, x = got
+                # near_duplicate, inlined: one term inside the other
+                if not any(x in y or y in x for y in compact):
+                    picked.append(label)
+                    compact.append(x)
+                    if len(picked) >= top:
+                        break
+            out[doc] = picked
+    return out

@@ -1,0 +1,203 @@
+"""Every entry's tokens, made once and cached in the store.
+
+Tokenizing (jieba) is the slow part of clustering, so each entry is tokenized once, ever
+(until the tokenizer changes): on every core when there are many, then cached in the
+store's ``token_cache`` as ids into one token table, keyed by the entry's id (itself a
+hash of the entry's text) and the tokenizer version. A re-cluster reads the ids back as
+arrays (:class:`TokenIds`) and counts them without making a string per token.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from .anchors import Anchor
+from .tokenize import Tokenizer, default_tokenizer, tokenizer_version
+
+if TYPE_CHECKING:
+    from topiclens.store.db import Store
+
+    from .features import TokenCounts
+
+SEP = "\x1f"  # between tokens in a blob (never inside a token: control characters go)
+PARALLEL_MIN = 2000  # below this many texts, starting workers costs more than it saves
+ANCHOR_TOKENS_KEY = "clustering.anchor_tokens"
+
+
+@dataclass(slots=True)
+class TokenIds:
+    """Every doc's tokens as ids, CSR style: doc ``i`` is ``ids[indptr[i]:indptr[i + 1]]``
+    (numpy ``uint32``), each id an index into ``vocab``."""
+
+    ids: Any
+    indptr: Any
+    vocab: list[str]
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def docs(self) -> list[list[str]]:
+        """Token lists (each distinct token one shared string object)."""
+        at = self.vocab.__getitem__
+        flat = self.ids.tolist()
+        bounds = self.indptr.tolist()
+        return [list(map(at, flat[lo:hi])) for lo, hi in itertools.pairwise(bounds)]
+
+    def counts(self) -> TokenCounts:
+        """Raw term counts, straight from the ids (no string per token)."""
+        import numpy as np
+        import scipy.sparse as sp
+
+        from .features import TokenCounts
+
+        m = sp.csr_matrix(
+            (np.ones(len(self.ids), dtype=np.float32), self.ids.astype(np.int32), self.indptr),
+            shape=(len(self), len(self.vocab)),
+        )
+        return TokenCounts(m, self.vocab)
+
+
+def entry_token_ids(
+    store: Store,
+    ids: Sequence[str],
+    progress: Callable[[float], None] | None = None,
+) -> tuple[TokenIds, int]:
+    """Token ids of the entries ``ids``, from the cache where it holds them for this
+    tokenizer version; the rest are tokenized (on every core when many) and cached.
+    Returns (token ids, how many entries were tokenized now).
+
+    An entry's id is a hash of its title, summary and comment, so an id names one text
+    forever: the cache needs no other check, and entries whose tokens are cached are
+    never read (a re-cluster of 100,000 cached entries reads no text)."""
+    import numpy as np
+
+    version = tokenizer_version()
+    blobs: list[bytes | None] = [None] * len(ids)
+    position = {eid: i for i, eid in enumerate(ids)}
+    for eid, _, blob in store.iter_cached_tokens(version):
+        i = position.get(eid)
+        if i is not None:
+            blobs[i] = blob
+    missing = [i for i, b in enumerate(blobs) if b is None]
+    texts = dict(store.entry_texts([ids[i] for i in missing])) if missing else {}
+    missing = [i for i in missing if ids[i] in texts]  # an id not stored has no tokens
+    batch: list[tuple[int, list[str]]] = []
+
+    def flush() -> None:
+        # the content-hash column is unused (the entry id names the text) but required
+        rows = [(ids[i], "", version, toks) for i, toks in batch]
+        for (i, _), blob in zip(batch, store.put_tokens(rows), strict=True):
+            blobs[i] = blob
+        batch.clear()
+
+    fresh = iter_tokenize([texts[ids[i]] for i in missing], progress=progress)
+    for i, blob in zip(missing, fresh, strict=True):
+        batch.append((i, decode(blob)))
+        if len(batch) >= 5000:
+            flush()
+    if batch:
+        flush()
+    done = [b or b"" for b in blobs]
+    indptr = np.zeros(len(done) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, done), dtype=np.int64, count=len(done)) // 4, out=indptr[1:])
+    ids_array = np.frombuffer(b"".join(done), dtype=np.uint32)
+    return TokenIds(ids_array, indptr, store.token_vocab()), len(missing)
+
+
+def entry_tokens(
+    store: Store,
+    ids: Sequence[str],
+    progress: Callable[[float], None] | None = None,
+) -> tuple[list[list[str]], int]:
+    """:func:`entry_token_ids` as token lists."""
+    tids, tokenized = entry_token_ids(store, ids, progress)
+    return tids.docs(), tokenized
+
+
+def tokenized_anchors(store: Store, anchors: Sequence[Anchor]) -> list[Anchor]:
+    """The anchors with their terms' tokens, cached in the store's meta for the
+    tokenizer version: a re-cluster with every entry's tokens cached then never loads
+    jieba's dictionary (about a second)."""
+    tk = default_tokenizer()
+    try:
+        cached = json.loads(store.get_meta(ANCHOR_TOKENS_KEY) or "{}")
+    except ValueError:
+        cached = {}
+    terms: dict[str, list[str]] = (
+        cached.get("terms", {}) if cached.get("version") == tk.version else {}
+    )
+    missing = [t for a in anchors for t in a.terms if t not in terms]
+    if missing:
+        for term in missing:
+            terms[term] = tk(term)
+        store.set_meta(
+            ANCHOR_TOKENS_KEY,
+            json.dumps({"version": tk.version, "terms": terms}, ensure_ascii=False),
+        )
+    return [replace(a, tokens=tuple(tuple(terms[t]) for t in a.terms)) for a in anchors]
+
+
+# --- bulk tokenizing, one tokenizer per worker process ---------------------------------
+
+
+def encode(tokens: list[str]) -> bytes:
+    return SEP.join(tokens).encode("utf-8")
+
+
+def decode(blob: bytes) -> list[str]:
+    return blob.decode("utf-8").split(SEP) if blob else []
+
+
+_WORKER: Tokenizer | None = None
+
+
+def _init_worker() -> None:
+    global _WORKER
+    _WORKER = Tokenizer()
+    _WORKER.jieba()
+
+
+def _work(texts: list[str]) -> list[bytes]:
+    # blobs, not lists: the parent unpickles one object per text instead of hundreds
+    assert _WORKER is not None
+    return [encode(_WORKER(t)) for t in texts]
+
+
+def iter_tokenize(
+    texts: list[str],
+    *,
+    processes: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Iterator[bytes]:
+    """Each text's tokens as an encoded blob (:func:`decode` reads it), in order, as they
+    are ready; on every core (one jieba per worker process) when there are enough texts
+    to pay for starting the workers. ``progress(done_fraction)`` is called from the
+    calling thread."""
+    import os
+
+    n = len(texts)
+    workers = processes if processes is not None else (os.cpu_count() or 1)
+    if n < PARALLEL_MIN or workers <= 1:
+        tk = default_tokenizer()
+        step = max(1, n // 20)
+        for i, t in enumerate(texts):
+            yield encode(tk(t))
+            if progress and (i + 1) % step == 0:
+                progress((i + 1) / n)
+        return
+    import multiprocessing
+
+    chunk = 250
+    chunks = [texts[i : i + chunk] for i in range(0, n, chunk)]
+    # spawn, not fork: the reader calls this from a thread, and forking a threaded
+    # process can deadlock
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(workers, initializer=_init_worker) as pool:
+        for i, part in enumerate(pool.imap(_work, chunks)):
+            yield from part
+            if progress:
+                progress((i + 1) / len(chunks))
