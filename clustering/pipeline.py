@@ -122,6 +122,8 @@ def cluster_store(
     # topics and the model that places new entries land in one transaction
     saved = (tokenizer_version(), _save(model, matched.ids, ids))
     store.replace_topics(topics, assignments, similar, model=saved)
+    # entries imported while the model was fitting (another process) join the new topics
+    assign_new(store, store.unassigned_ids())
     report.seconds[Stage.STORE] = time.perf_counter() - t1
     report.topics = model.n_topics_
     report.seconds["total"] = time.perf_counter() - t0
@@ -237,22 +239,41 @@ def _saved_model(store: Store) -> _Saved | None:
         return None
 
 
+ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd
+
+
 def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
-    in a topic are left alone. Returns how many were assigned."""
-    if not entry_ids:
-        return 0
-    saved = _saved_model(store)
-    if saved is None:
-        return 0
+    in a topic are left alone. Returns how many were assigned.
+
+    A re-cluster in another process can replace the topics between reading the saved
+    model and writing: the store then refuses those rows inside its write transaction,
+    and they are placed again with the model the re-cluster saved."""
+    todo_ids = list(dict.fromkeys(entry_ids))
+    placed = 0
+    for _ in range(ASSIGN_ATTEMPTS):
+        if not todo_ids:
+            break
+        saved = _saved_model(store)
+        if saved is None:
+            break
+        refused = _place(store, saved, todo_ids)
+        placed += len(todo_ids) - len(refused)
+        todo_ids = refused
+    return placed
+
+
+def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> list[str]:
+    """Place the unassigned ones of ``entry_ids`` with ``saved``; returns the ids the
+    store refused because their topic is gone."""
     assigned = store.assignments()
-    todo = [e for e in store.entries(list(dict.fromkeys(entry_ids))) if e.id not in assigned]
+    todo = [e for e in store.entries(entry_ids) if e.id not in assigned]
     # only topics that still exist (a topic can be gone since the model was saved)
     live = {t.id for t in store.topics()}
     alive = [tid in live for tid in saved.topic_ids]
     if not todo or not any(alive):
-        return 0
+        return []
     docs, _ = entry_tokens(store, [e.id for e in todo])
     placed = saved.model.place([e.text() for e in todo], docs, among=alive)
     out = {
@@ -265,8 +286,7 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
         e.id: [(saved.entry_ids[j], v) for j, v in near]
         for e, near in zip(todo, placed.similar, strict=True)
     }
-    store.add_assignments(out, similar)
-    return len(out)
+    return store.add_assignments(out, similar)
 
 
 def ensure_topics(store: Store, progress: Progress | None = None) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -157,6 +158,8 @@ _WORKER: Tokenizer | None = None
 
 def _init_worker() -> None:
     global _WORKER
+    # Ctrl-C is the parent's to handle: a worker dying of it prints a traceback per process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER = Tokenizer()
     _WORKER.jieba()
 
