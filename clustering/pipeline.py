@@ -258,22 +258,21 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
         saved = _saved_model(store)
         if saved is None:
             break
-        refused = _place(store, saved, todo_ids)
-        placed += len(todo_ids) - len(refused)
-        todo_ids = refused
+        written, todo_ids = _place(store, saved, todo_ids)
+        placed += written
     return placed
 
 
-def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> list[str]:
-    """Place the unassigned ones of ``entry_ids`` with ``saved``; returns the ids the
-    store refused because their topic is gone."""
+def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> tuple[int, list[str]]:
+    """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
+    written and the ids the store refused because their topic is gone."""
     assigned = store.assignments()
     todo = [e for e in store.entries(entry_ids) if e.id not in assigned]
     # only topics that still exist (a topic can be gone since the model was saved)
     live = {t.id for t in store.topics()}
     alive = [tid in live for tid in saved.topic_ids]
     if not todo or not any(alive):
-        return []
+        return 0, []
     docs, _ = entry_tokens(store, [e.id for e in todo])
     placed = saved.model.place([e.text() for e in todo], docs, among=alive)
     out = {
@@ -286,7 +285,8 @@ def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> list[str]:
         e.id: [(saved.entry_ids[j], v) for j, v in near]
         for e, near in zip(todo, placed.similar, strict=True)
     }
-    return store.add_assignments(out, similar)
+    refused = store.add_assignments(out, similar)
+    return len(out) - len(refused), refused
 
 
 def ensure_topics(store: Store, progress: Progress | None = None) -> bool:
