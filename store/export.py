@@ -38,7 +38,6 @@ from .export_items import (
     time_text,
 )
 from .export_markdown import md_escape_line, render_markdown
-from .models import Entry
 from .text import terminal_text
 
 __all__ = [
@@ -117,11 +116,6 @@ def collect(store: Store, *, topic_id: int | None = None) -> list[ExportGroup]:
 # --- JSON --------------------------------------------------------------------------------
 
 
-def entry_to_json(e: Entry) -> dict[str, Any]:
-    """Every field of an entry (the shape of ``topiclens entries --json``)."""
-    return e.to_json()
-
-
 def render_json(doc: ExportContent) -> bytes:
     from .. import __version__
 
@@ -135,7 +129,7 @@ def render_json(doc: ExportContent) -> bytes:
         "count": len(items),
         "bookmarks": [
             {
-                "entry": entry_to_json(i.entry),
+                "entry": i.entry.to_json(),
                 "topic": None if i.topic_id is None else {"id": i.topic_id, "name": i.topic_name},
                 "bookmarked_at": i.bookmark.created_at,
                 "bookmarked": time_text(i.bookmark.created_at),

@@ -43,3 +43,10 @@ def test_private_textual_api_only_in_textual_compat():
         str(p.relative_to(tui)) for p in tui.rglob("*.py") if private.search(p.read_text("utf-8"))
     )
     assert users == ["textual_compat.py"]
+
+
+def test_every_clustering_stage_has_words_in_the_reader():
+    from topiclens.clustering.stages import Stage
+    from topiclens.tui.progress import STAGES
+
+    assert set(STAGES) == set(Stage)

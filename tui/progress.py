@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from textual.containers import Vertical
 from textual.widgets import Label, ProgressBar
+from topiclens.clustering.stages import Stage
 
 from .display import literal
 
 # What the clustering's progress stages mean to someone waiting for their topics.
-STAGES = {
-    "import": "Importing the bundled corpus",
-    "tokenize": "Reading the entries (Chinese and English words)",
-    "features": "Weighing the words (TF-IDF)",
-    "neighbours": "Finding each entry's nearest entries",
-    "kmeans": "Grouping the entries into topics",
-    "name": "Naming the topics",
-    "similar": "Finding similar entries",
-    "assign": "Placing new entries in their topics",
-    "store": "Saving the topics",
-    "done": "Done",
+STAGES: dict[str, str] = {
+    Stage.IMPORT: "Importing the bundled corpus",
+    Stage.TOKENIZE: "Reading the entries (Chinese and English words)",
+    Stage.FEATURES: "Weighing the words (TF-IDF)",
+    Stage.NEIGHBOURS: "Finding each entry's nearest entries",
+    Stage.KMEANS: "Grouping the entries into topics",
+    Stage.NAME: "Naming the topics",
+    Stage.SIMILAR: "Finding similar entries",
+    Stage.ASSIGN: "Placing new entries in their topics",
+    Stage.STORE: "Saving the topics",
+    Stage.DONE: "Done",
 }
 
 
