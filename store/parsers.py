@@ -10,14 +10,12 @@ each naming the file and line. None of them raises on bad content.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from . import jsonvalues
 from .models import SOURCE_FORMATS, Entry, ParseResult, Problem
+from .parse_jsonl import is_object, parse_jsonl
 from .reading import BOM as BOM  # (the byte-order mark, here since the first version)
 from .reading import (
     STDIN,
@@ -29,37 +27,18 @@ from .reading import (
     source_name,
     split_lines,
 )
-from .text import cell_width, derive_title, detect_language, entry_id, fit_cells
+from .text import cell_width, derive_title, detect_language, entry_id, parse_date, preview
 
 # The input formats by name: ``--format`` offers these (detection picks one otherwise).
 FORMATS = SOURCE_FORMATS
 NOISE_WORDS = ("评论", "点赞", "收藏")
 _NOISE_PREFIX = re.compile(rf"^(?:{'|'.join(NOISE_WORDS)})+\s*")
-_DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")
 _DATEISH = re.compile(r"^\d{2,4}[/-]\d{1,2}(?:[/-]\d{1,4})?$")
 _SENTENCE_PUNCT = re.compile(r"[，。；！？、：]")
 HEADER_MAX_CELLS = 100
 # derive_title reads at most the first three clauses and keeps 56 cells: the first 2,000
 # characters give the same title, and a megabyte-long summary is not measured whole
 TITLE_FROM_CHARS = 2000
-JSONL_TEXT = ("title", "summary", "comment", "source", "date", "category", "url")
-JSONL_KNOWN = (*JSONL_TEXT, "id")
-
-
-def _preview(text: str, width: int = 40) -> str:
-    # a huge line is not measured whole; bytes that were not UTF-8 show as U+FFFD
-    return fit_cells(_SURROGATE.sub("\ufffd", text.strip()[: 4 * width]), width)
-
-
-def parse_date(text: str) -> str | None:
-    """``YYYY/MM/DD`` or ``YYYY-MM-DD`` as ISO ``YYYY-MM-DD``; None if not a real date."""
-    match = _DATE.match(text.strip())
-    if not match:
-        return None
-    try:
-        return _dt.date(*(int(g) for g in match.groups())).isoformat()
-    except ValueError:
-        return None
 
 
 def parse_header(text: str) -> tuple[str, str, str | None] | str:
@@ -122,8 +101,10 @@ def choose_format(lines: Sequence[Line]) -> tuple[str, str | None]:
     if not body:
         return "empty", None
     objects = sum(1 for text in body[:30] if text.lstrip().startswith("{"))
-    if body[0].lstrip().startswith("{") or objects >= 0.5 * len(body[:30]):
-        return "jsonl", None  # (even when a stray line comes first)
+    # JSON Lines: half the lines look like objects and one really is (even when a stray
+    # line comes first); a listing title that merely starts with "{" is no JSON
+    if objects >= 0.5 * len(body[:30]) and any(map(is_object, body[:30])):
+        return "jsonl", None
     sample = body[:90]
     candidates = sample[0::3]
     headers = sum(1 for text in candidates if _is_header(text))
@@ -174,7 +155,7 @@ def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -
                     display,
                     number,
                     f"expected a header 'CATEGORY SOURCE [YYYY/MM/DD]' but found "
-                    f"{_preview(text)!r} ({header}); entry skipped",
+                    f"{preview(text)!r} ({header}); entry skipped",
                 )
             )
             i += 1
@@ -259,7 +240,7 @@ def _parse_listing(lines: list[Line], display: str, origin: str, bad: set[int]) 
                 line_problem(display, t_line, lines[t_line - 1][1])
                 if t_line in bad
                 else Problem(
-                    display, t_line, f"truncated entry: title {_preview(title)!r} has no summary"
+                    display, t_line, f"truncated entry: title {preview(title)!r} has no summary"
                 )
             )
             break
@@ -282,77 +263,11 @@ def _parse_listing(lines: list[Line], display: str, origin: str, bad: set[int]) 
     return result
 
 
-# --- JSON Lines ----------------------------------------------------------------------
-
-
-def entry_from_object(
-    obj: dict[str, Any], origin: str, line: int, fmt: str = "jsonl"
-) -> Entry | str:
-    """An entry from one JSON object, or a string saying what is wrong with it."""
-    try:
-        fields = {key: jsonvalues.text(obj, key).strip() for key in JSONL_TEXT}
-    except jsonvalues.Invalid as exc:
-        return exc.message
-    title, summary, comment = fields["title"], fields["summary"], fields["comment"]
-    missing = [key for key in ("title", "summary") if not fields[key]]
-    if missing:
-        return f"missing {' and '.join(repr(m) for m in missing)}"
-    date: str | None = None
-    raw_date = fields["date"]
-    if raw_date:
-        date = parse_date(raw_date[:10])
-        if date is None:
-            return f"invalid date {_preview(raw_date)!r} (expected YYYY-MM-DD or YYYY/MM/DD)"
-    extra = {k: v for k, v in obj.items() if k not in JSONL_KNOWN}
-    if obj.get("id") is not None:
-        extra["id"] = obj["id"]
-    return Entry(
-        id=entry_id(title, summary, comment),
-        title=title,
-        summary=summary,
-        comment=comment,
-        source=fields["source"],
-        category=fields["category"],
-        date=date,
-        url=fields["url"] or None,
-        lang=detect_language(f"{title} {summary} {comment}"),
-        format=fmt,
-        origin_file=origin,
-        origin_line=line,
-        extra=extra,
-    )
-
-
-def _parse_jsonl(lines: list[Line], display: str, origin: str, bad: set[int]) -> ParseResult:
-    result = ParseResult(display, "jsonl")
-    for number, text in lines:
-        if not text.strip():
-            continue
-        if number in bad:
-            result.problems.append(line_problem(display, number, text))
-            continue
-        try:
-            obj = jsonvalues.loads(text)
-        except jsonvalues.Invalid as exc:
-            result.problems.append(Problem(display, number, exc.message))
-            continue
-        if not isinstance(obj, dict):
-            kind = jsonvalues.kind(obj)
-            result.problems.append(Problem(display, number, f"expected a JSON object, got {kind}"))
-            continue
-        entry = entry_from_object(obj, origin, number)
-        if isinstance(entry, str):
-            result.problems.append(Problem(display, number, entry))
-        else:
-            result.entries.append(entry)
-    return result
-
-
 Parser = Callable[[list[Line], str, str, set[int]], ParseResult]
 PARSERS: dict[str, Parser] = {
     "digest": _parse_digest,
     "listing": _parse_listing,
-    "jsonl": _parse_jsonl,
+    "jsonl": parse_jsonl,
 }
 
 

@@ -4,6 +4,7 @@ terminal. Pure functions, no I/O."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import re
 import unicodedata
@@ -54,6 +55,27 @@ def terminal_line(text: str) -> str:
     """:func:`terminal_text` on one line: every run of white space (newlines, tabs, line
     separators) becomes one space, so a name or title can never split a line."""
     return terminal_text(_ANY_SPACE.sub(" ", text)).strip()
+
+
+_DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")
+_SURROGATE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
+
+
+def parse_date(text: str) -> str | None:
+    """``YYYY/MM/DD`` or ``YYYY-MM-DD`` as ISO ``YYYY-MM-DD``; None if not a real date."""
+    match = _DATE.match(text.strip())
+    if not match:
+        return None
+    try:
+        return _dt.date(*(int(g) for g in match.groups())).isoformat()
+    except ValueError:
+        return None
+
+
+def preview(text: str, width: int = 40) -> str:
+    """The start of ``text`` for a message, at most ``width`` cells."""
+    # a huge line is not measured whole; bytes that were not UTF-8 show as U+FFFD
+    return fit_cells(_SURROGATE.sub("\ufffd", text.strip()[: 4 * width]), width)
 
 
 def normalise(text: str) -> str:

@@ -412,6 +412,15 @@ def test_found_by_fuzzing_stray_first_lines(workdir: Path):
     assert [p.line for p in result.problems] == [1]
 
 
+def test_found_by_fuzzing_a_listing_title_starting_with_a_brace(workdir: Path):
+    """A listing whose first title starts with "{" was read as JSON Lines, every line an
+    error; a line is JSON only when it parses as an object."""
+    listing = "{braces} in a title\nthe summary of it\nsecond title\nits summary\n"
+    result, _ = parse_bytes(workdir, listing.encode())
+    assert result.format == "listing" and result.problems == []
+    assert [e.title for e in result.entries] == ["{braces} in a title", "second title"]
+
+
 def test_found_by_fuzzing_two_headers_at_the_end(workdir: Path):
     """Regression: a digest ending in two header lines reported one header without its
     comment (the second header taken for a summary), and the second header not at all."""
