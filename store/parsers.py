@@ -66,9 +66,6 @@ def parse_header(text: str) -> tuple[str, str, str | None] | str:
     return tokens[0], " ".join(tokens[1:]), date
 
 
-_SURROGATE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
-
-
 def _unstorable(text: str) -> bool:
     return "\x00" in text or has_surrogates(text)
 
