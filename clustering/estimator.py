@@ -42,7 +42,17 @@ from .neighbours import (
     spectral_embedding,
 )
 from .params import InstancesOf, Interval, NotFittedError, ParamsMixin
-from .partition import MAX_SHARE, auto_k, cap, carriers, kmeans, n_init_for, relabel, seed_centroids
+from .partition import (
+    MAX_SHARE,
+    auto_k,
+    cap,
+    carriers,
+    covered,
+    kmeans,
+    n_init_for,
+    relabel,
+    seed_centroids,
+)
 from .stages import Progress, Stage, StageClock
 from .tokenize import Tokenizer, Vocabulary, default_tokenizer, vocabulary
 
@@ -168,7 +178,12 @@ class TopicModel(ParamsMixin):
         k = max(1, min(int(k), n))
         # more named groups than topics: the first k seed a centroid, every one may claim
         seeded = pin_members[:k]
-        groups = sorted(groups, key=lambda g: -len(g.members))[: k - len(seeded)]
+        groups = sorted(groups, key=lambda g: -len(g.members))
+        # an anchor whose entries mostly lie in one named group is that group's subject: a
+        # second centroid there would split the group; it still names the cluster it wins
+        within = [covered(g.members, seeded) for g in groups]
+        inside = [g for g, w in zip(groups, within, strict=True) if w]
+        groups = [g for g, w in zip(groups, within, strict=True) if not w][: k - len(seeded)]
         m = max(smooth_count(n) if self.smoothing else 0, self.n_similar)
         near_idx, near_sim = neighbour_graph(x, m, k, rs)
         clock.done(Stage.NEIGHBOURS, 0.65)
@@ -189,8 +204,9 @@ class TopicModel(ParamsMixin):
         self.n_split_ = k - made
         clock.done(Stage.KMEANS, 0.75)
 
-        names = [g.anchor.name for g in groups]
-        won = carriers(labels, k, [g.members for g in groups], names, by_share=False, min_count=2)
+        claims = groups + inside
+        names = [g.anchor.name for g in claims]
+        won = carriers(labels, k, [g.members for g in claims], names, by_share=False, min_count=2)
         kept = carriers(labels, k, pin_members, pin_keys, by_share=True)
         self.topic_anchors_ = [None if g is None else names[g] for g in won]
         self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]

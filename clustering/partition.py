@@ -120,6 +120,13 @@ def cap(x: Any, labels: Any, random_state: int, max_share: float) -> Any:
     return labels
 
 
+def covered(members: Any, groups: Sequence[Any]) -> bool:
+    """Whether more than half of ``members`` lie in one of ``groups`` (row indices)."""
+    import numpy as np
+
+    return any(2 * int(np.isin(members, g).sum()) > len(members) for g in groups)
+
+
 def relabel(labels: Any) -> Any:
     """Labels numbered 0..k-1, in the order of the old numbers (no empty cluster)."""
     import numpy as np

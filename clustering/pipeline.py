@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 MATCH_MIN_JACCARD = 0.2  # an old topic's id passes to a new one sharing this much
 SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
-# store meta: names the user gave to topics a re-cluster could not keep, with their entries
-WAITING_NAMES = "clustering.waiting_names"
+# store meta: each topic the user named, its name and the entries it had when named
+NAMED_TOPICS = "clustering.named_topics"
 _SEP = "\x1f"
 
 
@@ -147,8 +147,7 @@ def cluster_store(
         members[c].append(eid)
     matched = _match_topics(store, members, model.topic_anchors_, model.topic_pinned_, named)
     report.kept_ids = matched.kept
-    waiting = _account_names(report, named, pinned, matched.ids)
-    _remember(store, named, waiting)
+    _remember(store, _account_names(report, named, pinned, matched.ids))
     report.asked_k, report.split = k, model.n_split_
     report.largest_share = max(map(len, members)) / len(ids)
     topics = [
@@ -173,8 +172,6 @@ def cluster_store(
     # topics and the model that places new entries land in one transaction
     saved = (tokenizer_version(), _save(model, matched.ids, ids))
     store.replace_topics(topics, assignments, similar, model=saved)
-    if waiting.keys() != {tid for tid, t in named.items() if not t.live}:
-        _set_waiting(store, waiting)  # names back in topics now leave the waiting list
     # entries imported while the model was fitting (another process) join the new topics
     assign_new(store, store.unassigned_ids())
     report.seconds[Stage.STORE] = time.perf_counter() - t1
@@ -189,38 +186,37 @@ def cluster_store(
 
 class _Named(NamedTuple):
     name: str
-    entries: list[str]  # its entries' ids (when remembered: those it had when it lost its topic)
-    live: bool  # a topic in the store now; else remembered in the store's meta
+    entries: list[str]  # the ids of the entries it had when the user named it
+    live: bool  # a topic in the store now; else only remembered in the store's meta
 
 
 def _named_topics(store: Store) -> dict[int, _Named]:
-    """Every topic the user named, by id: those in the store, then those waiting for room."""
-    named = {
-        t.id: _Named(t.name, store.topic_entry_ids(t.id), True)
-        for t in store.topics()
-        if t.user_named
-    }
-    for tid, t in _waiting_names(store).items():
+    """Every topic the user named, by id: those in the store, then those that lost their
+    topic in an earlier re-cluster and wait for room. A topic stands for the entries it
+    had when named: a small k that once lumped others in with it does not change that."""
+    known = _known_names(store)
+    named = {}
+    for t in store.topics():
+        if t.user_named:
+            was = known.get(t.id)
+            same = was is not None and was.name == t.name  # renamed since: its entries now
+            named[t.id] = _Named(t.name, was.entries if same else store.topic_entry_ids(t.id), True)
+    for tid, t in known.items():
         named.setdefault(tid, t)
     return named
 
 
-def _waiting_names(store: Store) -> dict[int, _Named]:
-    """The named topics a re-cluster could not keep, from the store's meta (the store's
-    schema has no place for them; meta is plain key and value)."""
+def _known_names(store: Store) -> dict[int, _Named]:
+    """The named topics as the last re-cluster left them, from the store's meta (the
+    store's schema has no place for them; meta is plain key and value)."""
     try:
-        raw = json.loads(store.get_meta(WAITING_NAMES) or "{}")
+        raw = json.loads(store.get_meta(NAMED_TOPICS) or "{}")
         return {
             int(tid): _Named(str(t["name"]), [str(e) for e in t["entries"]], False)
             for tid, t in raw.items()
         }
-    except (ValueError, TypeError, KeyError, AttributeError):  # unreadable: nothing waits
+    except (ValueError, TypeError, KeyError, AttributeError):  # unreadable: start afresh
         return {}
-
-
-def _set_waiting(store: Store, waiting: dict[int, _Named]) -> None:
-    value = {str(tid): {"name": t.name, "entries": t.entries} for tid, t in waiting.items()}
-    store.set_meta(WAITING_NAMES, json.dumps(value, ensure_ascii=False))
 
 
 def _account_names(
@@ -229,29 +225,31 @@ def _account_names(
     pinned: dict[int, list[int]],
     ids: list[int],
 ) -> dict[int, _Named]:
-    """Fill the report's name lists; returns the named topics left waiting for room (a
-    topic none of whose entries is left is reported and forgotten)."""
+    """Fill the report's name lists; returns the named topics to remember: those kept, and
+    those waiting for room (one none of whose entries is left is reported and forgotten)."""
     kept = set(ids)
-    waiting = {}
+    remember = {}
     report.named = len(named)
     for tid, t in named.items():
         if tid in kept:
+            remember[tid] = t
             if not t.live:
                 report.restored_names.append(t.name)
         elif pinned[tid]:
             report.lost_names.append(t.name)
-            waiting[tid] = t
+            remember[tid] = t
         else:
             report.gone_names.append(t.name)
-    return waiting
+    return remember
 
 
-def _remember(store: Store, named: dict[int, _Named], waiting: dict[int, _Named]) -> None:
-    """Store the names about to lose their topic before the topics are replaced, so that
-    no crash between the two writes forgets one."""
-    before = {tid: t for tid, t in named.items() if not t.live}
-    if waiting.keys() - before.keys():
-        _set_waiting(store, before | waiting)
+def _remember(store: Store, named: dict[int, _Named]) -> None:
+    """Store the named topics before the topics are replaced: one that loses its topic is
+    then never forgotten, whatever happens between the two writes."""
+    value = {str(tid): {"name": t.name, "entries": t.entries} for tid, t in named.items()}
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if text != store.get_meta(NAMED_TOPICS):
+        store.set_meta(NAMED_TOPICS, text)
 
 
 class _Matched(NamedTuple):
