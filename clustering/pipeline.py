@@ -81,7 +81,7 @@ class ClusterReport:
                 "kept, and come back with a re-cluster that has room for them"
             )
         if self.gone_names:
-            lines.append(f"gone, with every one of their entries: {_quoted(self.gone_names)}")
+            lines.append(f"no entry left of {_quoted(self.gone_names)}: the names are dropped")
         if self.restored_names:
             lines.append(f"names you gave, back: {_quoted(self.restored_names)}")
         return lines
