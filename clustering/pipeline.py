@@ -71,11 +71,12 @@ class ClusterReport:
                 f"entries (an automatic k splits any topic above {MAX_SHARE:.0%})"
             )
         if self.lost_names:
-            why = (
-                f"you named {self.named} topics and asked for {asked}"
-                if asked is not None and asked < self.named
-                else "their entries went to topics carrying other names you gave"
-            )
+            if asked is not None and asked < self.named:
+                why = f"you named {self.named} topics and asked for {asked}"
+            elif self.topics < self.named:
+                why = f"you named {self.named} topics; {self.entries} entries made {self.topics}"
+            else:
+                why = "their entries went to topics carrying other names you gave"
             lines.append(
                 f"no topic this time for {_quoted(self.lost_names)} ({why}); the names are "
                 "kept, and come back with a re-cluster that has room for them"

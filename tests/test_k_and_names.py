@@ -257,3 +257,18 @@ def test_an_unreadable_names_record_is_ignored(home: Path):
         store.set_meta(NAMED_TOPICS, "{not json")
         report = cluster_store(store)
         assert _check_names(store, given, report) == set(given.values())
+
+
+def test_an_automatic_k_too_small_for_the_names_says_so(tmp_path: Path):
+    with Store.open_dir(_toy_store(tmp_path / "few", tmp_path, 2)) as store:
+        cluster_store(store, k=3)
+        given = {t.id: f"Mine {i}" for i, t in enumerate(store.topics())}
+        for tid, name in given.items():
+            store.rename_topic(tid, name)
+        report = cluster_store(store)  # six entries: an automatic k of 2
+        assert report.topics == 2 and len(report.lost_names) == 1
+        _check_names(store, given, report)
+        assert "(you named 3 topics; 6 entries made 2)" in report.notes()[0]
+        report = cluster_store(store, k=3)
+        assert _check_names(store, given, report) == set(given.values())
+        assert len(report.restored_names) == 1
