@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import io
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from .anchors import load_anchors
 from .partition import MAX_SHARE
 from .stages import Progress, Stage
 from .token_cache import entry_token_ids, entry_tokens, tokenized_anchors
+from .user_names import Named, named_topics, remember, settle
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 MATCH_MIN_JACCARD = 0.2  # an old topic's id passes to a new one sharing this much
 SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
-# store meta: each topic the user named, its name and the entries it had when named
-NAMED_TOPICS = "clustering.named_topics"
 _SEP = "\x1f"
 
 
@@ -137,7 +135,7 @@ def cluster_store(
 
     # topics the user named must last: their entries seed them, as anchors do
     position = {eid: i for i, eid in enumerate(ids)}
-    named = _named_topics(store)
+    named = named_topics(store)
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
     model.fit(texts, tids.counts(), pinned=pinned, progress=progress)
     report.seconds.update(model.stage_seconds_)
@@ -148,7 +146,11 @@ def cluster_store(
         members[c].append(eid)
     matched = _match_topics(store, members, model.topic_anchors_, model.topic_pinned_, named)
     report.kept_ids = matched.kept
-    _remember(store, _account_names(report, named, pinned, matched.ids))
+    settled = settle(named, pinned, matched.ids)
+    report.named = len(named)
+    report.lost_names, report.gone_names = settled.lost, settled.gone
+    report.restored_names = settled.restored
+    remember(store, settled.remember)  # before the topics are replaced: no name forgotten
     report.asked_k, report.split = k, model.n_split_
     report.largest_share = max(map(len, members)) / len(ids)
     topics = [
@@ -182,77 +184,6 @@ def cluster_store(
     return report
 
 
-# --- names the user gave: kept, remembered while there is no room, brought back ----------
-
-
-class _Named(NamedTuple):
-    name: str
-    entries: list[str]  # the ids of the entries it had when the user named it
-    live: bool  # a topic in the store now; else only remembered in the store's meta
-
-
-def _named_topics(store: Store) -> dict[int, _Named]:
-    """Every topic the user named, by id: those in the store, then those that lost their
-    topic in an earlier re-cluster and wait for room. A topic stands for the entries it
-    had when named: a small k that once lumped others in with it does not change that."""
-    known = _known_names(store)
-    named = {}
-    for t in store.topics():
-        if t.user_named:
-            was = known.get(t.id)
-            same = was is not None and was.name == t.name  # renamed since: its entries now
-            named[t.id] = _Named(t.name, was.entries if same else store.topic_entry_ids(t.id), True)
-    for tid, t in known.items():
-        named.setdefault(tid, t)
-    return named
-
-
-def _known_names(store: Store) -> dict[int, _Named]:
-    """The named topics as the last re-cluster left them, from the store's meta (the
-    store's schema has no place for them; meta is plain key and value)."""
-    try:
-        raw = json.loads(store.get_meta(NAMED_TOPICS) or "{}")
-        return {
-            int(tid): _Named(str(t["name"]), [str(e) for e in t["entries"]], False)
-            for tid, t in raw.items()
-        }
-    except (ValueError, TypeError, KeyError, AttributeError):  # unreadable: start afresh
-        return {}
-
-
-def _account_names(
-    report: ClusterReport,
-    named: dict[int, _Named],
-    pinned: dict[int, list[int]],
-    ids: list[int],
-) -> dict[int, _Named]:
-    """Fill the report's name lists; returns the named topics to remember: those kept, and
-    those waiting for room (one none of whose entries is left is reported and forgotten)."""
-    kept = set(ids)
-    remember = {}
-    report.named = len(named)
-    for tid, t in named.items():
-        if tid in kept:
-            remember[tid] = t
-            if not t.live:
-                report.restored_names.append(t.name)
-        elif pinned[tid]:
-            report.lost_names.append(t.name)
-            remember[tid] = t
-        else:
-            report.gone_names.append(t.name)
-    return remember
-
-
-def _remember(store: Store, named: dict[int, _Named]) -> None:
-    """Store the named topics before the topics are replaced: one that loses its topic is
-    then never forgotten, whatever happens between the two writes."""
-    value = {str(tid): {"name": t.name, "entries": t.entries} for tid, t in named.items()}
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    if text != store.get_meta(NAMED_TOPICS):
-        store.set_meta(NAMED_TOPICS, text)
-
-
 class _Matched(NamedTuple):
     ids: list[int]  # each new topic's id
     user_named: list[bool]  # whether it carries on a topic the user named
@@ -265,7 +196,7 @@ def _match_topics(
     members: list[list[str]],
     anchors: list[str | None],
     pinned: list[int | None],
-    named: dict[int, _Named],
+    named: dict[int, Named],
 ) -> _Matched:
     """An id for each new cluster: the id of the user-named topic it carries on (in the
     store, or remembered in ``named``; its name wins over an anchor's), else of the old
