@@ -189,10 +189,13 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             sys.stderr.write("\r" + " " * 20 + "\r")
         out(
-            f"{report.entries} entries in {report.topics} topics "
+            f"{report.entries} entries in {report.topics} "
+            f"{'topic' if report.topics == 1 else 'topics'} "
             f"({report.tokenized} tokenized, {report.cached} from the cache; "
             f"{report.kept_ids} of them kept their id) in {report.seconds['total']:.1f} s"
         )
+        for note in report.notes():  # what differs from what was asked, and why
+            out(terminal_line(note))
     return 0
 
 

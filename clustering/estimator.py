@@ -42,7 +42,17 @@ from .neighbours import (
     spectral_embedding,
 )
 from .params import InstancesOf, Interval, NotFittedError, ParamsMixin
-from .partition import MAX_SHARE, auto_k, cap, carriers, kmeans, n_init_for, relabel, seed_centroids
+from .partition import (
+    MAX_SHARE,
+    auto_k,
+    cap,
+    carriers,
+    covered,
+    kmeans,
+    n_init_for,
+    relabel,
+    seed_centroids,
+)
 from .stages import Progress, Stage, StageClock
 from .tokenize import Tokenizer, Vocabulary, default_tokenizer, vocabulary
 
@@ -67,7 +77,8 @@ class TopicModel(ParamsMixin):
     n_topics : int or "auto" -- about sqrt(n), at least the seeded topics plus two.
     anchors : Anchor list -- topics readers care about; each seeds a centroid from the
         entries its terms weigh most in and names the cluster it wins.
-    max_share : float in (0, 1] or None -- no topic holds more of the entries (split).
+    max_share : float in (0, 1] or None -- no topic holds more of the entries: a larger
+        one is split, so there can be more than ``n_topics`` (``n_split_`` says how many).
     lsa_dims : int, None (no LSA) or "auto" -- 200 up to 5,000 entries, 100 above.
     spectral : bool or "auto" -- KMeans on a spectral embedding (auto: 500-5,000 entries).
     smoothing : bool -- pull each vector towards its nearest entries' before KMeans (not
@@ -139,8 +150,13 @@ class TopicModel(ParamsMixin):
         features, so they may be None when :meth:`needs_texts` says so.
 
         ``pinned`` maps a caller's key (the pipeline: a topic id) to entry indices that
-        must carry on as one topic (a topic the user named): each group seeds a centroid
-        and claims the cluster most of it goes to (``topic_pinned_``)."""
+        must carry on as one topic (a topic the user named): the first k groups each seed
+        a centroid, and every group claims the cluster most of it goes to, unless a
+        stronger claim took it (``topic_pinned_``; a key found nowhere in it kept no
+        topic).
+
+        ``n_topics_`` is k, or fewer when fewer than k entries differ, or more when the
+        ``max_share`` cap split clusters (``n_split_`` of them)."""
         import numpy as np
 
         self._validate_params()
@@ -160,8 +176,14 @@ class TopicModel(ParamsMixin):
         pin_members = [np.asarray(g, dtype=np.int64) for g in pinned.values()]
         k = auto_k(n, len(groups) + len(pin_keys)) if self.n_topics == "auto" else self.n_topics
         k = max(1, min(int(k), n))
-        pin_keys, pin_members = pin_keys[:k], pin_members[:k]
-        groups = sorted(groups, key=lambda g: -len(g.members))[: k - len(pin_members)]
+        # more named groups than topics: the first k seed a centroid, every one may claim
+        seeded = pin_members[:k]
+        groups = sorted(groups, key=lambda g: -len(g.members))
+        # an anchor whose entries mostly lie in one named group is that group's subject: a
+        # second centroid there would split the group; it still names the cluster it wins
+        within = [covered(g.members, seeded) for g in groups]
+        inside = [g for g, w in zip(groups, within, strict=True) if w]
+        groups = [g for g, w in zip(groups, within, strict=True) if not w][: k - len(seeded)]
         m = max(smooth_count(n) if self.smoothing else 0, self.n_similar)
         near_idx, near_sim = neighbour_graph(x, m, k, rs)
         clock.done(Stage.NEIGHBOURS, 0.65)
@@ -171,17 +193,20 @@ class TopicModel(ParamsMixin):
         # the spectral step's diffusion already averages over neighbours: no smoothing
         xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
         space = spectral_embedding(x, k, SPECTRAL_NEIGHBOURS, rs) if run_spectral else xs
-        seeds = seed_centroids(space, pin_members + [g.members for g in groups])
+        seeds = seed_centroids(space, seeded + [g.members for g in groups])
         starts = n_init_for(n) if self.n_init == "auto" else self.n_init
         labels, self.inertia_ = kmeans(space, k, seeds, rs, starts)
+        made = len(np.unique(labels))  # below k when fewer than k rows differ
         if self.max_share is not None and n >= 10:
             labels = cap(space, labels, rs, self.max_share)
         labels = relabel(labels)
         k = int(labels.max()) + 1
+        self.n_split_ = k - made
         clock.done(Stage.KMEANS, 0.75)
 
-        names = [g.anchor.name for g in groups]
-        won = carriers(labels, k, [g.members for g in groups], names, by_share=False, min_count=2)
+        claims = groups + inside
+        names = [g.anchor.name for g in claims]
+        won = carriers(labels, k, [g.members for g in claims], names, by_share=False, min_count=2)
         kept = carriers(labels, k, pin_members, pin_keys, by_share=True)
         self.topic_anchors_ = [None if g is None else names[g] for g in won]
         self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]

@@ -46,12 +46,17 @@ def seed_centroids(space: Any, groups: Sequence[Any]) -> list[Any]:
 def kmeans(x: Any, k: int, seeds: list[Any], random_state: int, n_init: int) -> tuple[Any, float]:
     """Labels and inertia of KMeans whose first centroids are ``seeds`` and the rest
     k-means++; ``n_init`` starts, the lowest inertia wins."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
     from threadpoolctl import threadpool_limits
 
     best = None
     # one OpenMP thread: on a shared or busy machine more threads spin, measured up to five
     # times slower; the reader runs this in the background anyway
-    with threadpool_limits(limits=1, user_api="openmp"):
+    with threadpool_limits(limits=1, user_api="openmp"), warnings.catch_warnings():
+        # fewer distinct rows than k: fewer clusters, which the caller reports in words
+        warnings.simplefilter("ignore", ConvergenceWarning)
         for trial in range(n_init):
             km = _one_start(x, k, seeds, random_state + 7919 * trial)
             if best is None or km.inertia_ < best.inertia_:
@@ -113,6 +118,13 @@ def cap(x: Any, labels: Any, random_state: int, max_share: float) -> Any:
         halves = np.arange(len(members)) % 2 if one else km.labels_
         labels[members[halves == 1]] = sizes.shape[0]
     return labels
+
+
+def covered(members: Any, groups: Sequence[Any]) -> bool:
+    """Whether more than half of ``members`` lie in one of ``groups`` (row indices)."""
+    import numpy as np
+
+    return any(2 * int(np.isin(members, g).sum()) > len(members) for g in groups)
 
 
 def relabel(labels: Any) -> Any:

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .anchors import load_anchors
+from .partition import MAX_SHARE
 from .stages import Progress, Stage
 from .token_cache import entry_token_ids, entry_tokens, tokenized_anchors
+from .user_names import Named, named_topics, remember, settle
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
@@ -41,6 +43,51 @@ class ClusterReport:
     cached: int = 0  # entries whose tokens came from the cache
     kept_ids: int = 0  # topics that kept the id of an old topic
     seconds: dict[str, float] = field(default_factory=dict)
+    asked_k: int | None = None  # the k asked for; None: chosen by corpus size
+    largest_share: float = 0.0  # the largest topic's share of the entries
+    split: int = 0  # topics the cap on a topic's share split off (automatic k only)
+    named: int = 0  # topics the user named, going in (remembered ones included)
+    lost_names: list[str] = field(default_factory=list)  # no topic now; remembered
+    gone_names: list[str] = field(default_factory=list)  # every entry gone; forgotten
+    restored_names: list[str] = field(default_factory=list)  # remembered, now back
+
+    def notes(self) -> list[str]:
+        """One plain-text line for each thing the user did not get as asked (or got back)."""
+        lines = []
+        asked = self.asked_k
+        if asked is not None and self.topics < asked:
+            if self.entries < asked:
+                why = f"there are only {self.entries} entries"
+                if self.topics < self.entries:
+                    why += f", using only {self.topics} different sets of words"
+            else:
+                why = f"the {self.entries} entries use only {self.topics} different sets of words"
+            lines.append(f"asked for {asked} topics, made {self.topics}: {why}")
+        elif asked is not None and self.topics > 1 and self.largest_share > MAX_SHARE:
+            lines.append(
+                f"{asked} topics as asked: the largest holds {self.largest_share:.0%} of the "
+                f"entries (an automatic k splits any topic above {MAX_SHARE:.0%})"
+            )
+        if self.lost_names:
+            if asked is not None and asked < self.named:
+                why = f"you named {self.named} topics and asked for {asked}"
+            elif self.topics < self.named:
+                why = f"you named {self.named} topics; {self.entries} entries made {self.topics}"
+            else:
+                why = "their entries went to topics carrying other names you gave"
+            lines.append(
+                f"no topic this time for {_quoted(self.lost_names)} ({why}); the names are "
+                "kept, and come back with a re-cluster that has room for them"
+            )
+        if self.gone_names:
+            lines.append(f"no entry left of {_quoted(self.gone_names)}: the names are dropped")
+        if self.restored_names:
+            lines.append(f"names you gave, back: {_quoted(self.restored_names)}")
+        return lines
+
+
+def _quoted(names: Sequence[str]) -> str:
+    return ", ".join(repr(n) for n in names)
 
 
 def cluster_store(
@@ -78,6 +125,8 @@ def cluster_store(
     model = TopicModel(
         "auto" if k is None else k,
         anchors=tokenized_anchors(store, anchors),
+        # a k the user typed is the k they get: the cap only shapes an automatic k
+        max_share=MAX_SHARE if k is None else None,
         random_state=random_state,
     )
     # the texts only feed the bigram features, on corpora small enough for them
@@ -86,11 +135,8 @@ def cluster_store(
 
     # topics the user named must last: their entries seed them, as anchors do
     position = {eid: i for i, eid in enumerate(ids)}
-    pinned = {
-        t.id: [position[e] for e in store.topic_entry_ids(t.id) if e in position]
-        for t in store.topics()
-        if t.user_named
-    }
+    named = named_topics(store)
+    pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
     model.fit(texts, tids.counts(), pinned=pinned, progress=progress)
     report.seconds.update(model.stage_seconds_)
     t1 = time.perf_counter()
@@ -98,12 +144,19 @@ def cluster_store(
     members: list[list[str]] = [[] for _ in range(model.n_topics_)]
     for eid, c in zip(ids, labels, strict=True):
         members[c].append(eid)
-    matched = _match_topics(store, members, model.topic_anchors_, model.topic_pinned_)
+    matched = _match_topics(store, members, model.topic_anchors_, model.topic_pinned_, named)
     report.kept_ids = matched.kept
+    settled = settle(named, pinned, matched.ids)
+    report.named = len(named)
+    report.lost_names, report.gone_names = settled.lost, settled.gone
+    report.restored_names = settled.restored
+    remember(store, settled.remember)  # before the topics are replaced: no name forgotten
+    report.asked_k, report.split = k, model.n_split_
+    report.largest_share = max(map(len, members)) / len(ids)
     topics = [
         Topic(
             id=matched.ids[c],
-            name=model.topic_names_[c],
+            name=matched.names[c] or model.topic_names_[c],
             keywords=[(w, round(v, 6)) for w, v in model.keywords_[c]],
             size=len(members[c]),
             user_named=matched.user_named[c],
@@ -134,6 +187,7 @@ def cluster_store(
 class _Matched(NamedTuple):
     ids: list[int]  # each new topic's id
     user_named: list[bool]  # whether it carries on a topic the user named
+    names: list[str | None]  # the name the user gave the topic it carries on
     kept: int  # how many kept an old topic's id
 
 
@@ -142,10 +196,12 @@ def _match_topics(
     members: list[list[str]],
     anchors: list[str | None],
     pinned: list[int | None],
+    named: dict[int, Named],
 ) -> _Matched:
-    """An id for each new cluster: the id of the user-named topic it carries on, else of
-    the old topic it shares an anchor or enough entries with (Jaccard >=
-    MATCH_MIN_JACCARD), else a new, never used id."""
+    """An id for each new cluster: the id of the user-named topic it carries on (in the
+    store, or remembered in ``named``; its name wins over an anchor's), else of the old
+    topic it shares an anchor or enough entries with (Jaccard >= MATCH_MIN_JACCARD), else
+    a new, never used id."""
     old_topics = {t.id: t for t in store.topics()}
     old_assign = store.assignments()
     old_sizes: dict[int, int] = {}
@@ -154,7 +210,7 @@ def _match_topics(
     ids: list[int | None] = [None] * len(members)
     used: set[int] = set()
     for c, tid in enumerate(pinned):
-        if tid is not None and tid in old_topics:
+        if tid is not None and tid in named:
             ids[c] = tid
             used.add(tid)
     for c, anchor in enumerate(anchors):
@@ -182,7 +238,7 @@ def _match_topics(
         if ids[c] is None and tid not in used:
             ids[c] = tid
             used.add(tid)
-    high = max([0, *old_topics, int(store.get_meta("clustering.max_topic_id") or 0)])
+    high = max([0, *old_topics, *named, int(store.get_meta("clustering.max_topic_id") or 0)])
     final: list[int] = []
     for i in ids:
         if i is None:
@@ -190,8 +246,9 @@ def _match_topics(
             i = high
         final.append(i)
     store.set_meta("clustering.max_topic_id", str(high))
-    named = [i is not None and i in old_topics and old_topics[i].user_named for i in ids]
-    return _Matched(final, named, sum(1 for i in ids if i is not None))
+    names = [named[i].name if i in named else None for i in ids]
+    user = [name is not None for name in names]
+    return _Matched(final, user, names, sum(1 for i in ids if i is not None))
 
 
 # --- the saved model: a TopicModel with its topics' and entries' ids ----------------------

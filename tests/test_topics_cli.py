@@ -276,7 +276,80 @@ def test_cluster_with_k_and_own_anchors(tmp_path: Path, run: Callable[..., CliRe
     with Store.open_dir(home) as store:
         names = [t.name for t in store.topics()]
     assert "Squeezing bits" in names and "Speculative decoding" not in names
-    assert len(names) >= 8
+    assert len(names) == 8
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_cluster_k_gives_k_topics_and_says_when_one_is_large(
+    clustered: Path, tmp_path: Path, run: Callable[..., CliResult], k: int
+):
+    home = tmp_path / "home"
+    shutil.copytree(clustered, home)
+    status, out, err = run(home, "cluster", "--k", str(k))
+    assert status == 0, err
+    noun = "topic" if k == 1 else "topics"
+    assert out.startswith(f"109 entries in {k} {noun} (")
+    status, listing, _ = run(home, "topics", "--json")
+    sizes = [t["size"] for t in orjson.loads(listing)["topics"]]
+    assert len(sizes) == k
+    lines = out.splitlines()
+    if k == 1:  # one topic holds everything: nothing worth a line
+        assert len(lines) == 1
+    else:
+        share = max(sizes) / 109
+        assert share > MAX_SHARE
+        assert lines[1:] == [
+            f"2 topics as asked: the largest holds {share:.0%} of the entries "
+            f"(an automatic k splits any topic above {MAX_SHARE:.0%})"
+        ]
+
+
+def test_cluster_k_beyond_the_entries_says_why_in_one_line(
+    tmp_path: Path, run: Callable[..., CliResult]
+):
+    home = tmp_path / "home"
+    rows = [{"title": t, "summary": t} for t in ("KV cache offload", "NVLink bandwidth")]
+    assert run(home, "import", str(_jsonl(tmp_path / "two.jsonl", rows)))[0] == 0
+    status, out, _ = run(home, "cluster", "--k", "5")
+    assert status == 0
+    assert out.splitlines()[1:] == ["asked for 5 topics, made 2: there are only 2 entries"]
+
+
+def test_names_lost_to_a_small_k_are_reported_in_one_line_then_come_back(
+    clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
+):
+    """The issue's sequence: rename two topics, `cluster --k 2`, `cluster`; and with
+    `--k 1`, where one name cannot have a topic."""
+    home = tmp_path / "home"
+    shutil.copytree(clustered, home)
+    with Store.open_dir(home) as store:
+        spec = next(t for t in store.topics() if t.name == "Speculative decoding")
+        other = next(t for t in store.topics() if t.anchor is None)
+    assert run(home, "rename-topic", str(spec.id), "Guess and check")[0] == 0
+    assert run(home, "rename-topic", str(other.id), "My [b]pile[/b]")[0] == 0
+    names = ("Guess and check", "My [b]pile[/b]")
+
+    def shown() -> str:
+        status, listing, _ = run(home, "topics")
+        assert status == 0
+        return listing
+
+    for k in ("2", "1"):
+        status, out, _ = run(home, "cluster", "--k", k)
+        assert status == 0
+        listing = shown()
+        for name in names:  # a topic, or named in exactly one line of the output
+            told = [line for line in out.splitlines() if repr(name) in line]
+            assert (name in listing) != (len(told) == 1), (k, name, out)
+    assert "no topic this time for" in out and "asked for 1)" in out
+
+    status, out, _ = run(home, "cluster")
+    assert status == 0 and "names you gave, back: " in out
+    listing = shown()
+    assert all(name in listing for name in names)
+    with Store.open_dir(home) as store:
+        assert store.topic(spec.id).name == "Guess and check"
+        assert store.topic(other.id).name == "My [b]pile[/b]"
 
 
 def test_rerun_of_a_cut_off_import_places_what_was_left_without_a_topic(
