@@ -5,6 +5,7 @@ check raises :class:`Invalid` with a message naming the field."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -44,7 +45,9 @@ def depth(value: Any) -> int:
     return deepest
 
 
-def _first_huge_int(value: Any, where: str) -> str | None:
+def leaves(value: Any, where: str) -> Iterator[tuple[Any, str]]:
+    """Every value inside ``value`` that is neither an object nor a list, with its path
+    (``entry.origin.line``, ``tags[2]``), iteratively: nesting never meets the stack."""
     stack = [(value, where)]
     while stack:
         item, at = stack.pop()
@@ -52,9 +55,16 @@ def _first_huge_int(value: Any, where: str) -> str | None:
             stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in item.items())
         elif isinstance(item, list):
             stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
-        elif isinstance(item, int) and not INT_MIN <= item <= INT_MAX:
-            return at or "the value"
-    return None
+        else:
+            yield item, at
+
+
+def is_huge_int(value: Any) -> bool:
+    return isinstance(value, int) and not INT_MIN <= value <= INT_MAX
+
+
+def _first_huge_int(value: Any, where: str) -> str | None:
+    return next((at or "the value" for item, at in leaves(value, where) if is_huge_int(item)), None)
 
 
 def too_deep(exc: orjson.JSONDecodeError) -> bool:

@@ -27,7 +27,7 @@ import orjson
 from . import bookmarks, entries
 from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
-from .jsonvalues import INT_MAX, INT_MIN, MAX_DEPTH, Invalid, depth, kind, too_deep
+from .jsonvalues import INT_MAX, MAX_DEPTH, Invalid, depth, is_huge_int, kind, leaves, too_deep
 from .models import Bookmark, Entry, ImportReport, Problem
 from .reading import BOM, read_source
 
@@ -134,16 +134,10 @@ def _tame(match: re.Match[bytes]) -> bytes:
 def _unstorable(value: Any, where: str) -> str | None:
     """What is wrong with the first number in ``value`` (read exactly) that cannot be
     stored: an integer beyond 64 bits, or a number beyond what a double holds."""
-    stack = [(value, where)]
-    while stack:
-        item, at = stack.pop()
-        if isinstance(item, dict):
-            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in item.items())
-        elif isinstance(item, list):
-            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
-        elif isinstance(item, int) and not INT_MIN <= item <= INT_MAX:
+    for item, at in leaves(value, where):
+        if is_huge_int(item):
             return f"{at or 'entry'!r} is an integer beyond 64 bits"
-        elif isinstance(item, float) and math.isinf(item):
+        if isinstance(item, float) and math.isinf(item):
             return f"{at or 'entry'!r} is a number too large to store"
     return None
 
