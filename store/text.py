@@ -32,7 +32,6 @@ _FORMAT = (
 )
 _UNSAFE = re.compile(f"[{_CONTROL}{_BIDI}{_FORMAT}]")
 _BIDI_CHARS = re.compile(f"[{_BIDI}]")
-_ANY_SPACE = re.compile(r"[\s\u2028\u2029]+")
 
 
 def _harmless(match: re.Match[str]) -> str:
@@ -54,7 +53,8 @@ def terminal_text(text: str) -> str:
 def terminal_line(text: str) -> str:
     """:func:`terminal_text` on one line: every run of white space (newlines, tabs, line
     separators) becomes one space, so a name or title can never split a line."""
-    return terminal_text(_ANY_SPACE.sub(" ", text)).strip()
+    # str.split() breaks on every Unicode space and line break, U+2028/U+2029 included
+    return terminal_text(" ".join(text.split())).strip()
 
 
 _DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")
