@@ -123,8 +123,16 @@ class Store(Database):
         return _bookmarks.toggle(self, entry_id)
 
     def set_note(self, entry_id: str, note: str) -> None:
-        """Set the bookmark's note, bookmarking the entry if it was not."""
+        """Set the entry's note ("" clears it), bookmarking the entry if it was not."""
         _bookmarks.set_bookmark(self, entry_id, True, note)
+
+    def note(self, entry_id: str) -> str:
+        """The entry's note ("" when none), kept whether it is bookmarked or not."""
+        return _bookmarks.note(self, entry_id)
+
+    def loose_notes(self) -> list[_bookmarks.Note]:
+        """The notes on entries that are not bookmarked (kept when a bookmark is removed)."""
+        return _bookmarks.loose_notes(self)
 
     def read_ids(self) -> set[str]:
         return _bookmarks.read_ids(self)

@@ -297,7 +297,8 @@ class MainScreen(Screen[None]):
             return
         on_now = self.store.toggle_bookmark(entry_id)  # written now: survives a kill -9
         self._bookmarks_changed(entry_id)
-        self.notify("Bookmarked." if on_now else "Bookmark removed.", timeout=2)
+        kept = " Its note is kept." if self.store.note(entry_id) else ""
+        self.notify(("Bookmarked." if on_now else "Bookmark removed.") + kept, timeout=2)
 
     def _bookmarks_changed(self, entry_id: str) -> None:
         self.bookmarks = frozenset(self.store.bookmark_ids())
@@ -310,8 +311,7 @@ class MainScreen(Screen[None]):
             return
         from .screens.note import NoteScreen
 
-        bookmark = self.detail.bookmark
-        note = bookmark.note if bookmark is not None else ""
+        note = self.detail.note
 
         def save(text: str | None) -> None:
             if text is None:

@@ -1,0 +1,52 @@
+"""The reading loop (issue 14): notes kept through any bookmark key, the export dialog's
+format and memory, keymap conflicts, n/p marking as they go, titles drawn to the room."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_tui import run
+from textual.pilot import Pilot
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.screens import NoteScreen
+
+
+def toasts(app: TopicLensApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+# --- 1. b never destroys a note --------------------------------------------------------
+
+
+def test_bookmark_key_never_destroys_a_note(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "N")
+        await pilot.pause()
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press(*"mine", "enter")
+        await pilot.pause()
+        entry_id = s.entry_list.rows[0][0]
+        await pilot.press("b")  # the note bookmarked it; this removes the bookmark
+        await pilot.pause()
+        assert "Bookmark removed. Its note is kept." in toasts(app)
+        with Store(reader_store) as store:
+            assert store.bookmark_ids() == set() and store.note(entry_id) == "mine"
+        assert s.detail.bookmark is None and s.detail.note == "mine"
+        assert "mine" in s.detail_pane.text  # shown though not bookmarked
+        await pilot.press("b")
+        await pilot.pause()
+        assert s.detail.bookmark is not None and s.detail.bookmark.note == "mine"
+        for _ in range(3):
+            await pilot.press("b")
+        await pilot.pause()
+        with Store(reader_store) as store:
+            assert store.bookmark_ids() == set() and store.note(entry_id) == "mine"
+        # N on an un-bookmarked entry edits the kept note
+        await pilot.press("N")
+        await pilot.pause()
+        assert app.screen.query_one("#note-input").value == "mine"
+
+    run(reader_store, scenario)
+
