@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_tui import run
 from textual.pilot import Pilot
+from textual.widgets import Input, Label, RadioButton
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
-from topiclens.tui.screens import NoteScreen
+from topiclens.tui.screens import ExportScreen, NoteScreen
 
 
 def toasts(app: TopicLensApp) -> list[str]:
@@ -50,3 +52,57 @@ def test_bookmark_key_never_destroys_a_note(reader_store: Path):
 
     run(reader_store, scenario)
 
+
+# --- 2. the export dialog follows the extension and remembers ------------------------
+
+
+def test_export_follows_the_extension_and_remembers(
+    reader_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "bookmarks.html"
+
+    async def first(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l", "b", "e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportScreen)
+        path = dialog.query_one("#export-path", Input)
+        path.value = ""
+        path.focus()
+        await pilot.press(*"bookmarks.HTML")
+        await pilot.pause()
+        assert dialog.query_one("#fmt-html", RadioButton).value
+        path.value = "bookmarks.html"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is s
+        assert target.read_text().lstrip().lower().startswith("<!doctype html")
+        # a click on another format gives the typed path that format's extension
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = app.screen
+        assert dialog.query_one("#export-path", Input).value == str(target)
+        assert dialog.query_one("#fmt-html", RadioButton).value
+        await pilot.click("#fmt-csv")
+        await pilot.pause()
+        assert dialog.query_one("#export-path", Input).value == str(tmp_path / "bookmarks.csv")
+        # a directory is an error, never an "overwrite?" question
+        dialog.query_one("#export-path", Input).value = str(tmp_path)
+        dialog.query_one("#export-path", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert "is a directory" in str(dialog.query_one("#export-error", Label).render())
+        await pilot.press("escape")
+
+    async def second(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("e")  # a later start offers the last path and format again
+        await pilot.pause()
+        dialog = app.screen
+        assert dialog.query_one("#export-path", Input).value == str(target)
+        assert dialog.query_one("#fmt-html", RadioButton).value
+        assert not dialog.query_one("#fmt-md", RadioButton).value
+
+    run(reader_store, first)
+    run(reader_store, second)
