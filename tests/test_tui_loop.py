@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from test_tui import run
 from textual.pilot import Pilot
-from textual.widgets import Input, Label, RadioButton
+from textual.widgets import Input, Label, RadioButton, Static
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
-from topiclens.tui.screens import ExportScreen, NoteScreen
+from topiclens.tui.screens import ExportScreen, HelpScreen, NoteScreen, SearchScreen
 
 
 def toasts(app: TopicLensApp) -> list[str]:
@@ -106,3 +106,52 @@ def test_export_follows_the_extension_and_remembers(
 
     run(reader_store, first)
     run(reader_store, second)
+
+
+# --- 3. keymap conflicts are reported with their line, defaults kept ----------------
+
+
+def test_keymap_conflicts_are_reported_by_line_and_keep_the_defaults(
+    reader_store: Path, tmp_path: Path
+):
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text(
+        "# my keys\n"
+        'toggle-bookmark = "x"\n'
+        'export = "x"\n'  # x is toggle-bookmark's now
+        'search = "j"\n'  # j is cursor-down's
+        'help = "ctrl+zz"\n'  # no such key
+        'no-such = "z"\n'
+        'overview = "[b]o[/b]"\n'  # markup in a key name: shown as text, never read
+    )
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert app.keymap_problems == [
+            f"{keymap}:3: export: 'x' is already the key of 'toggle-bookmark'; default keys kept",
+            f"{keymap}:4: search: 'j' is already the key of 'cursor-down'; default keys kept",
+            f"{keymap}:5: help: 'ctrl+zz' is not a key Textual knows; default keys kept",
+            f"{keymap}:6: unknown binding id 'no-such'",
+            f"{keymap}:7: overview: '[b]o[/b]' is not a key Textual knows; default keys kept",
+        ]
+        assert [t for t in toasts(app) if t in app.keymap_problems] == app.keymap_problems
+        await pilot.press("l", "j")  # j still moves down
+        assert s.entry_list.cursor == 1
+        await pilot.press("x")  # the accepted remapping works
+        with Store(reader_store) as store:
+            assert store.bookmark_ids() == {s.entry_list.rows[1][0]}
+        await pilot.press("e")  # export keeps e
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        await pilot.press("escape", "question_mark")  # help keeps ?, and lists the problems
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text", Static).render())
+        flat = "".join(text.split())  # the wrapping may break a long path anywhere
+        assert "Problems in your keymap" in text
+        for problem in app.keymap_problems:  # '[b]o[/b]' too: literal, not bold
+            assert "".join(problem.split()) in flat
+        await pilot.press("escape", "slash")  # search keeps /
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+
+    run(reader_store, scenario, keymap=keymap, size=(160, 50))
