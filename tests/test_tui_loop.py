@@ -12,6 +12,7 @@ from textual.widgets import Input, Label, RadioButton, Static
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.model import View
 from topiclens.tui.screens import ExportScreen, HelpScreen, NoteScreen, SearchScreen
 
 
@@ -155,3 +156,38 @@ def test_keymap_conflicts_are_reported_by_line_and_keep_the_defaults(
         assert isinstance(app.screen, SearchScreen)
 
     run(reader_store, scenario, keymap=keymap, size=(160, 50))
+
+
+# --- 4. n/p mark as they go; n carries on into the next topic -----------------------
+
+
+def test_next_marks_read_and_carries_on_into_the_next_topic(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        first, second = s.topics[0], s.topics[1]
+        rows = [r[0] for r in s.entry_list.rows]
+        await pilot.press("n")
+        assert s.entry_list.cursor == 1 and s.detail.entry.id == rows[1] and s.detail.read
+        await pilot.press("p")  # p marks too
+        with Store(reader_store) as store:
+            assert store.read_ids() == {rows[0], rows[1]}
+        assert s.topic_list.item(0).unread == first.size - 2
+        s.entry_list.move_cursor(len(rows) - 1)  # the topic's last entry
+        await pilot.press("n")
+        await pilot.pause()
+        assert s.view == View("topic", second.id)
+        assert s.entry_list.cursor == 0
+        head = s.entry_list.rows[0][0]
+        assert s.detail.entry.id == head and head in s.read
+        assert f"Next topic: {second.name}" in toasts(app)
+        # the very last entry of the last topic: it says so and stays
+        last = s.topics[-1]
+        s.jump_to_topic(last.id)
+        await pilot.pause()
+        s.entry_list.move_cursor(len(s.entry_list.rows) - 1)
+        at = s.entry_list.current_id
+        await pilot.press("n")
+        await pilot.pause()
+        assert "Last entry of the last topic." in toasts(app)
+        assert s.view == View("topic", last.id) and s.entry_list.current_id == at
+
+    run(reader_store, scenario)
