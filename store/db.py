@@ -22,6 +22,7 @@ from . import bookmarks as _bookmarks
 from . import entries as _entries
 from . import queries as _queries
 from . import schema as _schema
+from . import titles as _titles
 from . import topics as _topics
 from .connection import STORE_FILENAME, Database
 from .errors import BUSY_TIMEOUT_MS, RETRY_SECONDS, StoreError, explain
@@ -49,6 +50,7 @@ class Store(Database):
     def __init__(self, path: str | Path) -> None:
         super().__init__(path)
         self._token_cache = TokenCache(self)
+        _titles.rederive_if_asked(self)  # once, after the migration that asks for it
 
     # --- meta ------------------------------------------------------------------------
 

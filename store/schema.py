@@ -204,7 +204,10 @@ MIGRATIONS: tuple[str, ...] = (
     INSERT INTO notes(entry_id, note, noted_at)
     SELECT entry_id, note, created_at FROM bookmarks WHERE note != '';
     ALTER TABLE bookmarks DROP COLUMN note;
-    """,
+    """
+    # ... and derived titles were cut to 56 cells at import: the store asks for them to be
+    # derived again, whole, from their summaries (store/titles.py, when the store opens)
+    + "INSERT OR REPLACE INTO meta(key, value) VALUES ('titles.rederive', '1');",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

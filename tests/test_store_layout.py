@@ -291,3 +291,29 @@ def test_notes_move_out_of_the_bookmark_rows(tmp_path: Path):
         assert store.query("SELECT entry_id, note, noted_at FROM notes") == [(ids[0], "mine", 10.0)]
         assert store.toggle_bookmark(ids[0]) is False
         assert store.note(ids[0]) == "mine" and store.loose_notes()[0].note == "mine"
+
+
+def test_titles_cut_at_import_are_derived_again_whole_with_the_same_ids(tmp_path: Path):
+    from topiclens.store import Topic
+    from topiclens.store.text import fit_cells
+
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        entries = {e.id: e for e in store.entries()}
+        ids = list(entries)
+        store.replace_topics([Topic(1, "All", [], len(ids))], {i: (1, 0.5, []) for i in ids})
+    long = [e for e in entries.values() if not e.title_given and fit_cells(e.title, 56) != e.title]
+    assert long  # the digest has titles longer than the old cut
+    conn = sqlite3.connect(tmp_path / "topiclens.db")  # a schema-7 store: titles cut at 56
+    conn.executescript(SCHEMA_7 + "PRAGMA user_version = 7;")
+    for table, column in (("entries", "id"), ("topic_list", "entry_id")):
+        conn.executemany(
+            f"UPDATE {table} SET title = ? WHERE {column} = ?",
+            [(fit_cells(e.title, 56), e.id) for e in long],
+        )
+    conn.commit()
+    conn.close()
+    with Store.open_dir(tmp_path) as store:
+        assert {e.id: e for e in store.entries()} == entries  # ids and every field as imported
+        assert [r[1] for r in store.topic_rows(1)] == [entries[i].title for i in ids]
+        assert store.get_meta("titles.rederive") is None  # done once

@@ -3,17 +3,20 @@ format and memory, keymap conflicts, n/p marking as they go, titles drawn to the
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from test_tui import run
+from test_tui import line_text, run
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, RadioButton, Static
 from topiclens.store import Store
+from topiclens.store.text import cell_width, fit_cells
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
 from topiclens.tui.screens import ExportScreen, HelpScreen, NoteScreen, SearchScreen
+from topiclens.tui.widgets.entry_list import columns
 
 
 def toasts(app: TopicLensApp) -> list[str]:
@@ -191,3 +194,59 @@ def test_next_marks_read_and_carries_on_into_the_next_topic(reader_store: Path):
         assert s.view == View("topic", last.id) and s.entry_list.current_id == at
 
     run(reader_store, scenario)
+
+
+# --- 5. titles stored whole, cut only where drawn ------------------------------------
+
+
+def _titles(store_path: Path, most: int = 1000) -> tuple[int, str, str]:
+    """(topic id, entry id, title) of the longest title of at most ``most`` cells."""
+    with Store(store_path) as store:
+        rows = [(t.id, r[0], r[1]) for t in store.topics() for r in store.topic_rows(t.id)]
+    return max((r for r in rows if cell_width(r[2]) <= most), key=lambda r: cell_width(r[2]))
+
+
+def test_titles_use_the_room_there_is(reader_store: Path):
+    topic_id, entry_id, title = _titles(reader_store, most=80)
+    assert cell_width(title) > 60  # stored whole: longer than the old 56-cell cut
+
+    def scenario_at(width: int):
+        async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+            s.jump_to_topic(topic_id)
+            await pilot.pause()
+            s.jump_to_entry(entry_id)
+            await pilot.pause()
+            entries = s.entry_list
+            y = entries.line_of(entries.cursor) - round(entries.scroll_y)
+            row = line_text(entries, y)
+            room = columns(entries.scrollable_content_region.width)[0]
+            shown = fit_cells(title, room)
+            assert shown in row
+            if width == 160:
+                assert title in row  # whole: the pane has the room
+            else:
+                assert shown.endswith("…") and cell_width(shown) == room  # cut to the pane
+            assert title in s.detail_pane.text.replace("\n", "")  # the detail wraps it whole
+
+        return scenario
+
+    run(reader_store, scenario_at(160), size=(160, 50))
+    run(reader_store, scenario_at(80), size=(80, 24))
+
+
+def test_entries_command_cuts_titles_to_the_terminal_only(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    from topiclens.cli import main
+
+    _, _, title = _titles(reader_store)
+    data_dir = str(reader_store.parent)
+    assert main(["--data-dir", data_dir, "entries"]) == 0
+    piped = capsys.readouterr().out.splitlines()
+    assert any(line.endswith(title) for line in piped)  # piped: whole
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *a: os.terminal_size((80, 24)))
+    assert main(["--data-dir", data_dir, "entries"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(piped) and max(cell_width(line) for line in lines) <= 80
+    assert any(line.endswith("…") for line in lines)
