@@ -8,7 +8,9 @@ usable export each bookmark (its entry and its own fields) is checked on its own
 is refused as ``file:line: bookmark N: what is wrong`` (the line of its entry), and every
 good one is restored in one transaction, which adds the entries the store lacks (with their
 original ids, so bookmarks match) and sets each bookmark's time and note exactly as
-exported. Bookmarks already in the store that the export does not mention are kept.
+exported. Bookmarks already in the store that the export does not mention are kept. The
+export's ``notes`` (notes kept on entries no longer bookmarked) come back as notes only; a
+bad one is refused as ``file:line: note N: what is wrong`` (the line of ``notes``).
 """
 
 from __future__ import annotations
