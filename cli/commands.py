@@ -108,12 +108,24 @@ def _place_unassigned(store: Any) -> None:
         )
 
 
-def entry_line(e: Any) -> str:
-    """One entry of `entries`: id, date, source (cut to its column), title."""
+def entry_line(e: Any, width: int | None = None) -> str:
+    """One entry of `entries`: id, date, source (cut to its column), title (whole, or cut
+    so that the line fits ``width`` cells)."""
     source = fit_cells(terminal_line(e.source), SOURCE_CELLS)
     pad = " " * (SOURCE_CELLS - cell_width(source))
     date = terminal_line(e.date) if e.date else "----------"
-    return f"{terminal_line(e.id)}  {date}  {source}{pad}  {terminal_line(e.title)}"
+    head = f"{terminal_line(e.id)}  {date}  {source}{pad}  "
+    title = terminal_line(e.title)
+    if width is not None:
+        title = fit_cells(title, max(8, width - cell_width(head)))
+    return head + title
+
+
+def output_width() -> int | None:
+    """The terminal's width when standard output is one; None (lines kept whole) when piped."""
+    import shutil
+
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 def cmd_entries(args: argparse.Namespace) -> int:
@@ -122,8 +134,9 @@ def cmd_entries(args: argparse.Namespace) -> int:
     if args.json:
         write_json({"entries": [e.to_json() for e in entries]})
         return 0
+    width = output_width()
     for e in entries:
-        out(entry_line(e))
+        out(entry_line(e, width))
     return 0
 
 

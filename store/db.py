@@ -22,6 +22,7 @@ from . import bookmarks as _bookmarks
 from . import entries as _entries
 from . import queries as _queries
 from . import schema as _schema
+from . import titles as _titles
 from . import topics as _topics
 from .connection import STORE_FILENAME, Database
 from .errors import BUSY_TIMEOUT_MS, RETRY_SECONDS, StoreError, explain
@@ -49,6 +50,7 @@ class Store(Database):
     def __init__(self, path: str | Path) -> None:
         super().__init__(path)
         self._token_cache = TokenCache(self)
+        _titles.rederive_if_asked(self)  # once, after the migration that asks for it
 
     # --- meta ------------------------------------------------------------------------
 
@@ -123,8 +125,16 @@ class Store(Database):
         return _bookmarks.toggle(self, entry_id)
 
     def set_note(self, entry_id: str, note: str) -> None:
-        """Set the bookmark's note, bookmarking the entry if it was not."""
+        """Set the entry's note ("" clears it), bookmarking the entry if it was not."""
         _bookmarks.set_bookmark(self, entry_id, True, note)
+
+    def note(self, entry_id: str) -> str:
+        """The entry's note ("" when none), kept whether it is bookmarked or not."""
+        return _bookmarks.note(self, entry_id)
+
+    def loose_notes(self) -> list[_bookmarks.Note]:
+        """The notes on entries that are not bookmarked (kept when a bookmark is removed)."""
+        return _bookmarks.loose_notes(self)
 
     def read_ids(self) -> set[str]:
         return _bookmarks.read_ids(self)

@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from .bookmarks import Note
 from .db import Store
 from .export_file import ExportError, ExportExists, check_target, write_atomic
 from .export_html import render_html
@@ -38,6 +39,7 @@ from .export_items import (
     time_text,
 )
 from .export_markdown import md_escape_line, render_markdown
+from .models import Entry
 from .text import terminal_text
 
 __all__ = [
@@ -138,6 +140,12 @@ def render_json(doc: ExportContent) -> bytes:
             for i in items
         ],
     }
+    if doc.notes:
+        # notes kept on entries that are no longer bookmarked: restored as notes only
+        data["notes"] = [
+            {"entry": entry.to_json(), "noted_at": n.noted_at, "note": n.note}
+            for entry, n in doc.notes
+        ]
     return json_bytes(data)
 
 
@@ -263,7 +271,12 @@ def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocum
     if topic_id is not None and topic_name is None:
         topic = store.topic(topic_id)
         topic_name = topic.name if topic else None
-    content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC))
+    notes: list[tuple[Entry, Note]] = []
+    if topic_id is None:
+        loose = store.loose_notes()
+        entries = {e.id: e for e in store.entries([n.entry_id for n in loose])}
+        notes = [(entries[n.entry_id], n) for n in loose if n.entry_id in entries]
+    content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC), notes)
     return ExportDocument(renderer(content), content.count, problems(groups))
 
 

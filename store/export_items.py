@@ -8,6 +8,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 
+from .bookmarks import Note
 from .models import Bookmark, Entry
 from .text import terminal_line
 
@@ -39,6 +40,8 @@ class ExportContent:
     groups: list[ExportGroup]
     topic_name: str | None  # the topic the export was limited to, None for all
     exported_at: _dt.datetime  # UTC
+    # notes on entries no longer bookmarked (a whole JSON export keeps them, to be lossless)
+    notes: list[tuple[Entry, Note]] = field(default_factory=list)
 
     @property
     def count(self) -> int:

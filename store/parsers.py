@@ -36,8 +36,8 @@ _NOISE_PREFIX = re.compile(rf"^(?:{'|'.join(NOISE_WORDS)})+\s*")
 _DATEISH = re.compile(r"^\d{2,4}[/-]\d{1,2}(?:[/-]\d{1,4})?$")
 _SENTENCE_PUNCT = re.compile(r"[，。；！？、：]")
 HEADER_MAX_CELLS = 100
-# derive_title reads at most the first three clauses and keeps 56 cells: the first 2,000
-# characters give the same title, and a megabyte-long summary is not measured whole
+# derive_title reads at most the first three clauses and keeps at most TITLE_MAX_CHARS: the
+# first 2,000 characters give the same title, and a megabyte-long summary is not read whole
 TITLE_FROM_CHARS = 2000
 
 

@@ -8,7 +8,9 @@ usable export each bookmark (its entry and its own fields) is checked on its own
 is refused as ``file:line: bookmark N: what is wrong`` (the line of its entry), and every
 good one is restored in one transaction, which adds the entries the store lacks (with their
 original ids, so bookmarks match) and sets each bookmark's time and note exactly as
-exported. Bookmarks already in the store that the export does not mention are kept.
+exported. Bookmarks already in the store that the export does not mention are kept. The
+export's ``notes`` (notes kept on entries no longer bookmarked) come back as notes only; a
+bad one is refused as ``file:line: note N: what is wrong`` (the line of ``notes``).
 """
 
 from __future__ import annotations
@@ -52,12 +54,14 @@ class RestoreReport(ImportReport):
 
     bookmarks_restored: int = 0
     bookmarks_unchanged: int = 0
+    notes_restored: int = 0  # notes on entries not bookmarked, given back their text
 
 
 @dataclass(frozen=True, slots=True)
 class RestoreItem:
     entry: Entry
-    bookmark: Bookmark
+    bookmark: Bookmark  # for a note alone, its time and text
+    bookmarked: bool = True  # False: a note kept on an entry that is not bookmarked
 
 
 def export_marker(data: bytes) -> bool:
@@ -99,22 +103,22 @@ def looks_like_export(path: str | Path) -> bool:
 LATEST_SECONDS = 253_402_300_799
 
 
-def _bookmarked_at(when: Any) -> float:
+def _bookmarked_at(when: Any, key: str = "bookmarked_at") -> float:
     if (
         isinstance(when, bool)
         or not isinstance(when, int | float)
         or not math.isfinite(when)
         or when < 0
     ):
-        raise Invalid(f"'bookmarked_at' must be a time in seconds, not {when!r}")
+        raise Invalid(f"{key!r} must be a time in seconds, not {when!r}")
     if when > LATEST_SECONDS:
         if when / 1000 <= LATEST_SECONDS:
             moment = _dt.datetime.fromtimestamp(when / 1000, _dt.UTC).strftime("%Y-%m-%d")
             raise Invalid(
-                f"'bookmarked_at' {when!r} looks like milliseconds ({moment} if so); an "
+                f"{key!r} {when!r} looks like milliseconds ({moment} if so); an "
                 "export holds seconds since 1970: divide it by 1000 and import again"
             )
-        raise Invalid(f"'bookmarked_at' {when!r} is too far in the future to be a time")
+        raise Invalid(f"{key!r} {when!r} is too far in the future to be a time")
     return float(when)
 
 
@@ -142,11 +146,13 @@ def _unstorable(value: Any, where: str) -> str | None:
     return None
 
 
-def _item(obj: Any, exact: bool) -> RestoreItem:
-    """One bookmark, every field checked; :class:`Invalid` naming the first that is wrong.
-    ``exact``: numbers were read exactly, so those that cannot be stored can be found."""
+def _item(obj: Any, exact: bool, bookmarked: bool = True) -> RestoreItem:
+    """One bookmark (or, not ``bookmarked``, one note of the export's ``notes``), every
+    field checked; :class:`Invalid` naming the first that is wrong. ``exact``: numbers
+    were read exactly, so those that cannot be stored can be found."""
     if not isinstance(obj, dict):
-        raise Invalid(f"a bookmark must be an object, not {kind(obj)}")
+        what = "a bookmark" if bookmarked else "a note"
+        raise Invalid(f"{what} must be an object, not {kind(obj)}")
     for key, value in obj.items():
         # the same limit as a line of JSON Lines, so an exported entry always comes back
         levels = depth(value)
@@ -159,13 +165,14 @@ def _item(obj: Any, exact: bool) -> RestoreItem:
     if "entry" not in obj:
         raise Invalid("missing 'entry'")
     entry = Entry.from_json(obj["entry"])
-    when = _bookmarked_at(obj.get("bookmarked_at"))
+    key = "bookmarked_at" if bookmarked else "noted_at"
+    when = _bookmarked_at(obj.get(key), key)
     note = obj.get("note", "")
     if note is None:
         note = ""
     if not isinstance(note, str):
         raise Invalid(f"'note' must be a string, not {kind(note)}")
-    return RestoreItem(entry, Bookmark(entry.id, when, note))
+    return RestoreItem(entry, Bookmark(entry.id, when, note), bookmarked)
 
 
 def _layout(text: str, upto: int | None = None) -> tuple[dict[str, int], list[int]]:
@@ -270,6 +277,8 @@ def _top_problem(doc: dict[str, Any]) -> tuple[str, str] | None:
         )
     if not isinstance(doc.get("bookmarks"), list):
         return "bookmarks", f"'bookmarks' must be a list, not {kind(doc.get('bookmarks'))}"
+    if not isinstance(doc.get("notes", []), list):
+        return "notes", f"'notes' must be a list, not {kind(doc.get('notes'))}"
     return None
 
 
@@ -304,7 +313,31 @@ def read_export_data(data: bytes, display: str) -> tuple[list[RestoreItem], list
             continue
         seen[item.entry.id] = number
         items.append(item)
-    return items, _pinned(data, display, refused)
+    problems = _pinned(data, display, refused)
+    notes, wrong = _notes(doc, exact, set(seen))
+    if wrong:  # on the line of the "notes" key
+        text = data.decode("utf-8", errors="replace")
+        offset = _layout(text)[0]["notes"]
+        problems += [Problem(display, _line_numbers(text, [offset])[offset], w) for w in wrong]
+    return items + notes, problems
+
+
+def _notes(doc: dict[str, Any], exact: bool, seen: set[str]) -> tuple[list[RestoreItem], list[str]]:
+    """The good notes of the export's ``notes`` (kept on entries not bookmarked) and what
+    is wrong with each bad one."""
+    items: list[RestoreItem] = []
+    wrong: list[str] = []
+    for number, obj in enumerate(doc.get("notes", []), start=1):
+        try:
+            item = _item(obj, exact, bookmarked=False)
+            if item.entry.id in seen:
+                raise Invalid(f"entry {item.entry.id} is already in the export")
+        except Invalid as exc:
+            wrong.append(f"note {number}: {exc.message}")
+            continue
+        seen.add(item.entry.id)
+        items.append(item)
+    return items, wrong
 
 
 def _pinned(data: bytes, display: str, refused: list[tuple[int, str]]) -> list[Problem]:
@@ -334,7 +367,10 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
                 report.new_ids.append(item.entry.id)
             else:
                 report.known += 1
-            if bookmarks.put_exact(conn, item.bookmark):
+            if not item.bookmarked:
+                b = item.bookmark
+                report.notes_restored += bookmarks.put_note(conn, b.entry_id, b.note, b.created_at)
+            elif bookmarks.put_exact(conn, item.bookmark):
                 report.bookmarks_restored += 1
             else:
                 report.bookmarks_unchanged += 1

@@ -193,6 +193,21 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE entry_id = old.entry_id AND topic_id = old.topic_id;
     END;
     """,
+    # 8: notes live apart from the bookmark flag, so removing a bookmark never takes the
+    # text the user wrote with it; every note a bookmark held moves over, with its time.
+    """
+    CREATE TABLE notes (
+        entry_id  TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        note      TEXT NOT NULL,
+        noted_at  REAL NOT NULL
+    );
+    INSERT INTO notes(entry_id, note, noted_at)
+    SELECT entry_id, note, created_at FROM bookmarks WHERE note != '';
+    ALTER TABLE bookmarks DROP COLUMN note;
+    """
+    # ... and derived titles were cut to 56 cells at import: the store asks for them to be
+    # derived again, whole, from their summaries (store/titles.py, when the store opens)
+    + "INSERT OR REPLACE INTO meta(key, value) VALUES ('titles.rederive', '1');",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

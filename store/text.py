@@ -173,19 +173,28 @@ def _strip_lead_in(clause: str) -> str:
     return stripped or clause.strip()
 
 
-def derive_title(summary: str, width: int = 56) -> str:
-    """A short readable title for an entry that has none (digest entries).
+# A derived title is stored whole (each view cuts it to its room): a clause longer than
+# this many characters is cut here, as a title would not be read beyond it anyway.
+TITLE_MAX_CHARS = 160
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def derive_title(summary: str, limit: int = TITLE_MAX_CHARS) -> str:
+    """A readable title for an entry that has none (digest entries), stored whole.
 
     Drops lead-ins such as "文章介绍了" or "本文", skips a preamble clause such as
-    "本文由 NVIDIA 工程师撰写", keeps the first real clause and fits it in ``width``
-    terminal cells."""
+    "本文由 NVIDIA 工程师撰写" and keeps the first real clause whole, up to ``limit``
+    characters (cut with "…" beyond); where it is drawn, it is cut to the room there is."""
     text = _LABEL.sub("", _WS.sub(" ", summary).strip())
     clauses = [c.strip() for c in _CLAUSE.split(text) if c.strip()]
     if not clauses:
-        return fit_cells(text, width) if text else "(untitled)"
+        return _bounded(text, limit) if text else "(untitled)"
     for clause in clauses[:3]:
         candidate = _strip_lead_in(clause)
         if _PREAMBLE.match(candidate) or cell_width(candidate) < 8:
             continue
-        return fit_cells(candidate, width)
-    return fit_cells(_strip_lead_in(clauses[0]), width)
+        return _bounded(candidate, limit)
+    return _bounded(_strip_lead_in(clauses[0]), limit)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -505,3 +506,32 @@ def test_export_and_restore_import_no_heavy_libraries(seeded: Path, tmp_path: Pa
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "[]", done.stderr
+
+
+def test_a_note_kept_without_its_bookmark_survives_export_and_restore(tmp_path: Path):
+    from topiclens.store.export import render
+    from topiclens.store.restore import restore_data
+
+    with Store.open_dir(tmp_path / "a") as store:
+        import_file(store, DIGEST)
+        first, second = (e.id for e in store.entries()[:2])
+        store.set_note(first, "kept")
+        store.toggle_bookmark(first)  # un-bookmarked: the note stays
+        store.set_note(second, "bookmarked")
+        data = render(store, "json")
+    doc = json.loads(data)
+    assert [n["note"] for n in doc["notes"]] == ["kept"]
+    assert [b["note"] for b in doc["bookmarks"]] == ["bookmarked"]
+    with Store.open_dir(tmp_path / "b") as other:
+        report = restore_data(other, data, "backup.json")
+        assert report.problems == [] and report.notes_restored == 1
+        assert other.bookmark_ids() == {second}
+        assert other.note(first) == "kept" and other.note(second) == "bookmarked"
+        assert restore_data(other, data, "backup.json").notes_restored == 0
+    bad = dict(doc, notes=[{"entry": doc["notes"][0]["entry"], "noted_at": "x"}])
+    with Store.open_dir(tmp_path / "c") as other:
+        report = restore_data(other, json.dumps(bad, indent=1).encode(), "bad.json")
+        line = json.dumps(bad, indent=1).splitlines().index(' "notes": [') + 1
+        assert [(p.line, p.message) for p in report.problems] == [
+            (line, "note 1: 'noted_at' must be a time in seconds, not 'x'")
+        ]

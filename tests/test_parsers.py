@@ -9,7 +9,13 @@ import orjson
 import pytest
 from conftest import DIGEST, LISTING
 from topiclens.store.parsers import detect_format, parse_file, read_lines
-from topiclens.store.text import cell_width, derive_title, detect_language, entry_id
+from topiclens.store.text import (
+    TITLE_MAX_CHARS,
+    cell_width,
+    derive_title,
+    detect_language,
+    entry_id,
+)
 
 
 @pytest.fixture(scope="module")
@@ -109,9 +115,12 @@ def test_ids_stable_and_unique(digest, listing):
     assert entry_id("KV cache", "x") != entry_id("KV cache", "y")
 
 
-def test_titles_fit_in_cells(digest):
+def test_titles_are_whole_clauses(digest):
+    # stored whole (no 56-cell cut): each is a clause of its summary, without the "…"
+    assert max(cell_width(e.title) for e in digest.entries) > 56
     for e in digest.entries:
-        assert 0 < cell_width(e.title) <= 56
+        assert 0 < len(e.title) <= TITLE_MAX_CHARS and not e.title.endswith("…")
+        assert e.title in " ".join(e.summary.split()), e.title
         for lead in ("文章介绍", "本文", "这篇文章", "该文"):
             assert not e.title.startswith(lead), e.title
 
@@ -121,8 +130,14 @@ def test_derive_title_lead_ins():
     assert derive_title("本文由 NVIDIA 工程师撰写，介绍开源工具 Topograph 如何调度。") == (
         "开源工具 Topograph 如何调度"
     )
-    long = derive_title("文章介绍" + "很长的标题" * 30)
-    assert long.endswith("…") and cell_width(long) <= 56
+    # the whole first real clause is kept (views cut it to their room), up to a bound
+    whole = "如何用 NVIDIA Transformer Engine 与 BioNeMo 配方高效训练 Evo 2 这样的大型生物基础模型"
+    assert cell_width(whole) > 56
+    assert derive_title(f"本文介绍了{whole}，并给出了吞吐数据。") == whole
+    assert derive_title("文章介绍" + "很长的标题" * 30) == "很长的标题" * 30
+    bounded = derive_title("文章介绍" + "很长的标题" * 100)
+    assert bounded.endswith("…") and len(bounded) == TITLE_MAX_CHARS
+    assert bounded.startswith("很长的标题" * 30)
 
 
 def test_detect_language():

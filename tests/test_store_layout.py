@@ -23,9 +23,16 @@ from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-# a store of schema 7 made back into schema 6: no cohesion, no mixed mark, no also rows
+# a store of schema 8 made back into schema 7: notes inside the bookmark rows
+SCHEMA_7 = (
+    "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
+    "UPDATE bookmarks SET note = coalesce("
+    "(SELECT note FROM notes n WHERE n.entry_id = bookmarks.entry_id), '');"
+    "DROP TABLE notes;"
+)
+# ... and back into schema 6: no cohesion, no mixed mark, no also rows
 SCHEMA_6 = (
-    "DROP TABLE topic_also_list; DROP TABLE topic_also;"
+    SCHEMA_7 + "DROP TABLE topic_also_list; DROP TABLE topic_also;"
     "ALTER TABLE topics DROP COLUMN cohesion; ALTER TABLE topics DROP COLUMN mixed;"
 )
 # ... and back into schema 4: similar entries in their own table, no topic lists
@@ -267,3 +274,46 @@ def test_a_topics_entry_order_is_the_readers(tmp_path: Path):
         ids = [e.id for e in store.entries()]
         store.replace_topics([Topic(1, "All", [], len(ids))], {i: (1, 0.5, []) for i in ids})
         assert store.topic_entry_ids(1) == [r[0] for r in store.topic_rows(1)] == ids
+
+
+def test_notes_move_out_of_the_bookmark_rows(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        ids = [e.id for e in store.entries()[:3]]
+    conn = sqlite3.connect(tmp_path / "topiclens.db")  # make it a schema-7 store
+    conn.executescript(
+        SCHEMA_7 + "PRAGMA user_version = 7;"
+        f"INSERT INTO bookmarks VALUES ('{ids[0]}', 10.0, 'mine'), ('{ids[1]}', 20.0, '');"
+    )
+    conn.close()
+    with Store.open_dir(tmp_path) as store:
+        assert store.bookmarks() == [(ids[0], 10.0, "mine"), (ids[1], 20.0, "")]
+        assert store.query("SELECT entry_id, note, noted_at FROM notes") == [(ids[0], "mine", 10.0)]
+        assert store.toggle_bookmark(ids[0]) is False
+        assert store.note(ids[0]) == "mine" and store.loose_notes()[0].note == "mine"
+
+
+def test_titles_cut_at_import_are_derived_again_whole_with_the_same_ids(tmp_path: Path):
+    from topiclens.store import Topic
+    from topiclens.store.text import fit_cells
+
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        entries = {e.id: e for e in store.entries()}
+        ids = list(entries)
+        store.replace_topics([Topic(1, "All", [], len(ids))], {i: (1, 0.5, []) for i in ids})
+    long = [e for e in entries.values() if not e.title_given and fit_cells(e.title, 56) != e.title]
+    assert long  # the digest has titles longer than the old cut
+    conn = sqlite3.connect(tmp_path / "topiclens.db")  # a schema-7 store: titles cut at 56
+    conn.executescript(SCHEMA_7 + "PRAGMA user_version = 7;")
+    for table, column in (("entries", "id"), ("topic_list", "entry_id")):
+        conn.executemany(
+            f"UPDATE {table} SET title = ? WHERE {column} = ?",
+            [(fit_cells(e.title, 56), e.id) for e in long],
+        )
+    conn.commit()
+    conn.close()
+    with Store.open_dir(tmp_path) as store:
+        assert {e.id: e for e in store.entries()} == entries  # ids and every field as imported
+        assert [r[1] for r in store.topic_rows(1)] == [entries[i].title for i in ids]
+        assert store.get_meta("titles.rederive") is None  # done once

@@ -102,13 +102,18 @@ MAIN: tuple[Command, ...] = (
         section=MOVING,
     ),
     Command(
-        "next-entry", "n", "Next", "Next entry, from any pane", "step_entry(1)", section=MOVING
+        "next-entry",
+        "n",
+        "Next",
+        "Next entry, from any pane (marks it read; on into the next topic at the end)",
+        "step_entry(1)",
+        section=MOVING,
     ),
     Command(
         "previous-entry",
         "p",
         "Previous",
-        "Previous entry, from any pane",
+        "Previous entry, from any pane (marks it read)",
         "step_entry(-1)",
         section=MOVING,
     ),
@@ -124,7 +129,7 @@ MAIN: tuple[Command, ...] = (
         "edit-note",
         "N",
         "Note",
-        "Write the bookmark's note (bookmarks the entry)",
+        "Write the entry's note (bookmarks the entry; b never removes the note)",
         "edit_note",
     ),
     Command(

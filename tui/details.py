@@ -31,4 +31,5 @@ def load_detail(
         similar=[(rows[s], score) for s, score in similar if s in rows],
         bookmark=store.bookmark(entry_id),
         read=entry_id in read,
+        note=store.note(entry_id),
     )

@@ -1,18 +1,21 @@
 """The user's keymap file: binding ids mapped to keys, e.g. ``toggle-bookmark = "x"``.
 
 It lives next to the store when $TOPICLENS_HOME is set, else in the platform's config
-directory (``~/.config/topiclens/keymap.toml`` on Linux). Unknown ids and bad values are
-reported, never fatal: the reader opens with its default keys.
+directory (``~/.config/topiclens/keymap.toml`` on Linux). Unknown ids, keys Textual does
+not know and keys another binding already has are reported with their line, never fatal:
+the bindings concerned keep their default keys.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from enum import Enum
 from pathlib import Path
 
 from topiclens.paths import ENV_HOME
 
-from .commands import BY_ID, SCREEN_BINDING_IDS
+from .commands import ALL, BY_ID, SCREEN_BINDING_IDS
 
 KEYMAP_FILENAME = "keymap.toml"
 
@@ -26,8 +29,52 @@ def keymap_path() -> Path:
     return Path(user_config_dir("topiclens", appauthor=False)) / KEYMAP_FILENAME
 
 
+# Keys Textual binds itself (focus, the command palette, quit, copy): never taken over.
+RESERVED: dict[str, str] = {
+    "tab": "the next pane",
+    "shift+tab": "the previous pane",
+    "ctrl+p": "the command palette",
+    "ctrl+q": "quit",
+    "ctrl+c": "copy",
+}
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+# a binding id at the start of a line of the file (bare or quoted), for the line numbers
+_ID_LINE = re.compile(r"""^\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*=""")
+
+
+def normal_key(key: str) -> str | None:
+    """The key as Textual names it in its bindings (``?`` -> ``question_mark``), or None
+    when Textual knows no such key (``ctrl+zz``)."""
+    from textual.keys import REPLACED_KEYS, Keys, _character_to_key, key_to_character
+
+    *mods, base = key.split("+") if key != "+" else ["+"]
+    if not base or any(m not in _MODIFIERS for m in mods):
+        return None
+    if len(base) == 1:
+        base = _character_to_key(base)
+    elif base not in REPLACED_KEYS and not key_to_character(base) and base not in _named(Keys):
+        return None
+    return "+".join([*mods, base])
+
+
+def _named(keys: type[Enum]) -> set[str]:
+    """The key names of Textual's ``Keys`` without their modifiers (``pageup``, ``f5``)."""
+    return {k.value.rpartition("+")[2] for k in keys}
+
+
+def _lines(text: str) -> dict[str, int]:
+    """Binding id -> the line it is set on (the first, for an id set twice)."""
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _ID_LINE.match(line)
+        if match:
+            found.setdefault(next(g for g in match.groups() if g is not None), number)
+    return found
+
+
 def load_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
-    """(binding id -> keys, problems). A missing file is an empty keymap."""
+    """(binding id -> keys, problems). A missing file is an empty keymap. Each problem is
+    ``path:LINE: what is wrong``; a binding with a problem keeps its default keys."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -37,19 +84,67 @@ def load_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
     import tomllib  # only when there is a keymap file: it costs a start without one
 
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
         return {}, [f"{path}: not UTF-8 text; default keys used"]
     except tomllib.TOMLDecodeError as exc:
-        return {}, [f"{path}: {exc}; default keys used"]
+        at = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        what = str(exc).replace(at.group(), "").strip() if at else str(exc)
+        return {}, [f"{path}:{at.group(1) if at else 0}: {what}; default keys used"]
     table = data.get("keymap", data)
-    keymap: dict[str, str] = {}
-    problems: list[str] = []
+    lines = _lines(text)
+    keymap: dict[str, list[str]] = {}
+    problems: list[tuple[int, str]] = []
+
+    def report(binding_id: str, message: str) -> None:
+        problems.append((lines.get(binding_id, 0), f"{binding_id}: {message}"))
+
     for binding_id, keys in table.items():
         if binding_id not in BY_ID and binding_id not in SCREEN_BINDING_IDS:
-            problems.append(f"{path}: unknown binding id {binding_id!r}")
+            problems.append((lines.get(binding_id, 0), f"unknown binding id {binding_id!r}"))
         elif not isinstance(keys, str) or not keys.strip():
-            problems.append(f'{path}: {binding_id} needs keys as a string, e.g. "x,ctrl+b"')
+            report(binding_id, 'needs keys as a string, e.g. "x,ctrl+b"; default keys kept')
         else:
-            keymap[binding_id] = ",".join(k.strip() for k in keys.split(",") if k.strip())
-    return keymap, problems
+            given = list(dict.fromkeys(k.strip() for k in keys.split(",") if k.strip()))
+            unknown = [k for k in given if normal_key(k) is None]
+            if unknown:
+                report(binding_id, f"{unknown[0]!r} is not a key Textual knows; default keys kept")
+            else:
+                keymap[binding_id] = given
+    for binding_id, message in _conflicts(keymap, lines):
+        del keymap[binding_id]
+        report(binding_id, message)
+    problems.sort(key=lambda p: p[0])
+    return (
+        {i: ",".join(k) for i, k in keymap.items()},
+        [f"{path}:{line}: {message}" for line, message in problems],
+    )
+
+
+def _conflicts(keymap: dict[str, list[str]], lines: dict[str, int]) -> list[tuple[str, str]]:
+    """The remapped reader bindings that would share a key with another binding (a default
+    one wins; of two remapped, the one set first), with what is wrong; dropping them brings
+    their default keys back, which may take a key another remapping wanted, so it repeats."""
+    rejected: list[tuple[str, str]] = []
+    mine = sorted((i for i in keymap if i in BY_ID), key=lambda i: lines.get(i, 0))
+    while True:
+        owner: dict[str, str] = {k: f"Textual ({v})" for k, v in RESERVED.items()}
+        for command in ALL:  # defaults first: they win over a remapping
+            if command.id not in keymap:
+                for key in command.keys.split(","):
+                    owner.setdefault(normal_key(key) or key, repr(command.id))
+        clash = None
+        for binding_id in mine:
+            for key in keymap[binding_id]:
+                taken = owner.setdefault(normal_key(key) or key, repr(binding_id))
+                if taken != repr(binding_id):
+                    clash = binding_id, f"{key!r} is already the key of {taken}; default keys kept"
+                    break
+            if clash:
+                break
+        if clash is None:
+            return rejected
+        rejected.append(clash)
+        mine.remove(clash[0])
+        keymap = {i: k for i, k in keymap.items() if i != clash[0]}

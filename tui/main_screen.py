@@ -21,6 +21,7 @@ from .first_start import GROUP as FIRST_START
 from .first_start import FirstStart
 from .model import Detail, Rows, View
 from .row_loader import RowLoader
+from .stepping import step_entry
 from .views import empty_text, first_topic, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
@@ -238,7 +239,7 @@ class MainScreen(Screen[None]):
     @on(EntryList.Opened)
     def _entry_opened(self, event: EntryList.Opened) -> None:
         if event.entry_id not in self.read:
-            self._set_read(event.entry_id, True)
+            self.set_read(event.entry_id, True)
         self.detail_pane.focus()
 
     @on(SimilarList.Jump)
@@ -279,8 +280,7 @@ class MainScreen(Screen[None]):
         panes[max(0, min(len(panes) - 1, index + step))].focus()
 
     def action_step_entry(self, step: int) -> None:
-        entries = self.entry_list
-        entries.move_cursor((entries.cursor or 0) + step)
+        step_entry(self, step)
 
     def _current(self) -> str | None:
         return self.detail.entry.id if self.detail is not None else None
@@ -297,7 +297,8 @@ class MainScreen(Screen[None]):
             return
         on_now = self.store.toggle_bookmark(entry_id)  # written now: survives a kill -9
         self._bookmarks_changed(entry_id)
-        self.notify("Bookmarked." if on_now else "Bookmark removed.", timeout=2)
+        kept = " Its note is kept." if self.store.note(entry_id) else ""
+        self.notify(("Bookmarked." if on_now else "Bookmark removed.") + kept, timeout=2)
 
     def _bookmarks_changed(self, entry_id: str) -> None:
         self.bookmarks = frozenset(self.store.bookmark_ids())
@@ -310,8 +311,7 @@ class MainScreen(Screen[None]):
             return
         from .screens.note import NoteScreen
 
-        bookmark = self.detail.bookmark
-        note = bookmark.note if bookmark is not None else ""
+        note = self.detail.note
 
         def save(text: str | None) -> None:
             if text is None:
@@ -368,16 +368,16 @@ class MainScreen(Screen[None]):
     def action_toggle_read(self) -> None:
         entry_id = self._need_entry()
         if entry_id is not None:
-            self._set_read(entry_id, entry_id not in self.read)
+            self.set_read(entry_id, entry_id not in self.read)
 
-    def _set_read(self, entry_id: str, read: bool) -> None:
+    def set_read(self, entry_id: str, read: bool) -> None:
         self.store.set_read(entry_id, read)
         self.read = self.read | {entry_id} if read else self.read - {entry_id}
+        self.load_detail(entry_id)  # first: the unread count is its topic's
         if self.detail is not None and self.detail.topic is not None:
             tid = self.detail.topic.id
             self.unread[tid] = max(0, self.unread.get(tid, 0) + (-1 if read else 1))
             self.show_topics(self.view)
-        self.load_detail(entry_id)
 
     def action_unread_only(self) -> None:
         self.unread_only = not self.unread_only

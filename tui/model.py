@@ -47,3 +47,4 @@ class Detail:
     bookmark: Bookmark | None = None
     read: bool = False
     also: list[Topic] = field(default_factory=list)  # the other topics it is also in
+    note: str = ""  # the user's note, kept whether the entry is bookmarked or not

@@ -17,6 +17,10 @@ from ..display import literal, terminal_line
 from . import DIALOG_CSS
 from .confirm import ConfirmScreen
 
+# store meta keys: the last export's format and path, offered the next time
+LAST_FORMAT = "reader.export_format"
+LAST_PATH = "reader.export_path"
+
 
 class ExportScreen(ModalScreen[Path | None]):
     """Export the bookmarks: a format, a path, a confirmation before overwriting."""
@@ -33,8 +37,16 @@ class ExportScreen(ModalScreen[Path | None]):
         from topiclens.store.export import FORMATS, default_filename
 
         self.formats = FORMATS
-        self.fmt = FORMATS[0].name
         self.default_filename = default_filename
+        # the last export's format and path, kept in the store between opens and starts
+        last = store.get_meta(LAST_FORMAT)
+        self.fmt = last if any(f.name == last for f in FORMATS) else FORMATS[0].name
+        self.last_path = store.get_meta(LAST_PATH) or ""
+
+    def format_of(self, path: str) -> str | None:
+        """The format whose extension ends ``path`` (any case), None when none does."""
+        suffix = Path(path.strip()).suffix.lower()
+        return next((f.name for f in self.formats if f.extension == suffix), None)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="export-dialog") as dialog:
@@ -44,7 +56,7 @@ class ExportScreen(ModalScreen[Path | None]):
                     yield RadioButton(
                         f.label, value=f.name == self.fmt, name=f.name, id=f"fmt-{f.name}"
                     )
-            yield Input(self.default_filename(self.fmt), id="export-path")
+            yield Input(self.last_path or self.default_filename(self.fmt), id="export-path")
             yield Label("", id="export-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", id="export-go", variant="primary")
@@ -60,10 +72,25 @@ class ExportScreen(ModalScreen[Path | None]):
     @on(RadioSet.Changed)
     def _format(self, event: RadioSet.Changed) -> None:
         new = event.pressed.name or self.fmt
+        if new == self.fmt:
+            return
         path = self.query_one("#export-path", Input)
         if path.value == self.default_filename(self.fmt):
             path.value = self.default_filename(new)
+        elif self.format_of(path.value) is not None:
+            # a path naming another format's extension: give it the chosen one
+            path.value = str(Path(path.value).with_suffix(self._extension(new)))
         self.fmt = new
+
+    @on(Input.Changed, "#export-path")
+    def _path(self, event: Input.Changed) -> None:
+        named = self.format_of(event.value)
+        if named is not None and named != self.fmt:
+            self.fmt = named  # the radio set follows the extension typed
+            self.query_one(f"#fmt-{named}", RadioButton).value = True
+
+    def _extension(self, fmt: str) -> str:
+        return next(f.extension for f in self.formats if f.name == fmt)
 
     @on(Button.Pressed, "#export-cancel")
     def action_cancel(self) -> None:
@@ -76,18 +103,29 @@ class ExportScreen(ModalScreen[Path | None]):
         if not raw:
             self._error("Give a path to write to.")
             return
+        from topiclens.store.export import ExportError, ExportExists, check_target
+
         path = Path(raw).expanduser()
         if not path.is_absolute():
             path = Path.cwd() / path
-        if path.exists():
+        self.fmt = self.format_of(raw) or self.fmt
+        if raw.endswith("/"):
+            self._error(f"{path}: is a directory; name a file to write")
+            return
+        try:
+            check_target(path)
+        except ExportExists:  # only a regular file is offered for overwriting
 
             def answer(yes: bool | None) -> None:
                 if yes:
                     self._write(path, force=True)
 
             self.app.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?"), answer)
-        else:
-            self._write(path, force=False)
+            return
+        except ExportError as exc:  # a directory, a device, a missing folder
+            self._error(str(exc))
+            return
+        self._write(path, force=False)
 
     def _write(self, path: Path, *, force: bool) -> None:
         from topiclens.store.export import ExportError, export_bookmarks
@@ -97,6 +135,8 @@ class ExportScreen(ModalScreen[Path | None]):
         except ExportError as exc:
             self._error(str(exc))
             return
+        self.store.set_meta(LAST_FORMAT, self.fmt)
+        self.store.set_meta(LAST_PATH, str(written))
         self.app.notify(
             terminal_line(f"Bookmarks written to {written}"), title="Exported", markup=False
         )

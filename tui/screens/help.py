@@ -86,6 +86,13 @@ class HelpScreen(ModalScreen[None]):
                 path=terminal_line(str(getattr(self.app, "keymap_file", None) or keymap_path())),
             )
         )
+        problems: list[str] = getattr(self.app, "keymap_problems", [])
+        if problems:  # plain Content: the file's text is never read as markup
+            parts.append(Content(""))
+            parts.append(Content.from_markup("[b $warning]Problems in your keymap[/]"))
+            for problem in problems:
+                lines = wrap_cells(terminal_line(problem), max(20, width - 4))
+                parts += [Content("  " + line) for line in lines]
         return Content("\n").join(parts)
 
     def action_close(self) -> None:

@@ -61,8 +61,8 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
         out.append(("also in: ", "muted", ", ".join(line(t.name) for t in d.also), ""))
     if d.topic is not None or d.also:
         out.append(("", "", "", ""))
-    if d.bookmark is not None:
-        note = terminal_text(d.bookmark.note) or "(no note: press N to write one)"
+    if d.bookmark is not None or d.note:
+        note = terminal_text(d.note) or "(no note: press N to write one)"
         out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
     return out
 
