@@ -51,9 +51,10 @@ def product_labels(
     records: Sequence[tuple[str, str]], k: int, seeds: Sequence[int]
 ) -> list[list[int]]:
     """The product's topic of each (title, summary) record, once per seed: the product's
-    real path (store, tokenizer and token cache, bigrams, ``fit_topics``)."""
-    from topiclens.clustering import model
-    from topiclens.clustering.pipeline import bigram_extras, entry_tokens
+    real path (store, tokenizer and token cache, ``TopicModel`` as ``cluster_store`` calls
+    it, bigrams from the texts)."""
+    from topiclens.clustering import TopicModel
+    from topiclens.clustering.token_cache import entry_token_ids
     from topiclens.store import Store
     from topiclens.store.models import Entry
     from topiclens.store.text import entry_id
@@ -65,15 +66,15 @@ def product_labels(
             Entry(id=i, title=t, summary=s) for i, (t, s) in zip(ids, records, strict=True)
         )
         texts = dict(store.entry_texts(ids))
-        docs, _ = entry_tokens(store, ids)
-        extra = bigram_extras([texts[i] for i in ids])
+        tids, _ = entry_token_ids(store, ids)
+        counts = tids.counts()
         store.close()
     out = []
     for seed in seeds:
-        fit = model.fit_topics(
-            docs, k=k, random_state=seed, max_share=None, with_similar=False, extra=extra
-        )
-        out.append(fit.labels.tolist())
+        model = TopicModel(k, max_share=None, n_similar=0, random_state=seed)
+        text_list = [texts[i] for i in ids] if model.needs_texts(len(ids)) else None
+        model.fit(text_list, counts)
+        out.append(model.labels_.tolist())
     return out
 
 
