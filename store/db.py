@@ -29,7 +29,7 @@ from .models import Assignment, Bookmark, Entry, ImportReport, ParseResult, Topi
 from .queries import EntryRow
 from .schema import SCHEMA_VERSION
 from .tokens import TokenCache, TokenRow
-from .topics import Assignments, Similar
+from .topics import Also, Assignments, Similar
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -135,7 +135,8 @@ class Store(Database):
     # --- topics and assignments ------------------------------------------------------
 
     def topics(self) -> list[Topic]:
-        """Every topic, largest first."""
+        """Every topic: the coherent ones largest first, then the mixed ones (``Topic.mixed``)
+        largest first."""
         return _topics.all_topics(self)
 
     def topic(self, topic_id: int) -> Topic | None:
@@ -144,6 +145,15 @@ class Store(Database):
     def topic_entry_ids(self, topic_id: int) -> list[str]:
         """The topic's entry ids in the reader's order (that of :meth:`topic_rows`)."""
         return _topics.entry_ids(self, topic_id)
+
+    def also_entry_ids(self, topic_id: int) -> list[str]:
+        """The ids of the entries also listed under the topic (their primary topic is
+        another), in the reader's order (that of :meth:`topic_also_rows`)."""
+        return _topics.also_entry_ids(self, topic_id)
+
+    def also_topics(self, entry_id: str) -> list[Topic]:
+        """The other topics the entry is also listed under, best score first."""
+        return _topics.also_topics(self, entry_id)
 
     def assignments(self) -> dict[str, int]:
         """Entry id -> topic id, for every entry in a topic."""
@@ -168,6 +178,7 @@ class Store(Database):
         similar: Similar | None = None,
         *,
         model: tuple[str, bytes] | None = None,
+        also: Also | None = None,
     ) -> None:
         """Replace the whole clustering result in one transaction.
 
@@ -177,19 +188,27 @@ class Store(Database):
         ``similar`` (None: kept as they are) each entry's similar entries. ``model``
         (version, blob), the fitted model that placed them, is stored in the same
         transaction, so topics and the model that assigns new entries never disagree.
-        Every id comes from this store's entries (entries are never deleted), so the bulk
-        rows skip foreign-key checks."""
-        _topics.replace(self, topics, assignments, similar, model=model)
+        ``also`` (entry id, topic id, score) rows list entries under other topics they
+        centrally discuss; they replace every also row (None: none are left). A row naming
+        the entry's primary topic, a topic not in ``topics`` or an entry not in
+        ``assignments`` is left out. Every id comes from this store's entries (entries are
+        never deleted), so the bulk rows skip foreign-key checks."""
+        _topics.replace(self, topics, assignments, similar, model=model, also=also)
 
     def add_assignments(
-        self, assignments: Assignments, similar: Similar | None = None
+        self, assignments: Assignments, similar: Similar | None = None, *, also: Also | None = None
     ) -> list[str]:
         """Put entries into existing topics (no re-cluster) and update the topics' sizes,
         in one transaction. Returns the ids of the entries it could not assign because
         their topic is gone (a re-cluster in another process replaced the topics since
         the caller read them): the topics are checked inside this write transaction, the
-        other rows are written, and the caller places those entries again."""
-        return _topics.add_assignments(self, assignments, similar)
+        other rows are written, and the caller places those entries again.
+
+        ``also`` (entry id, topic id, score): the other topics the placed entries are also
+        listed under, replacing any they had, in the same transaction; rows whose topic is
+        gone, whose entry is not placed here or that name the entry's primary topic are
+        left out."""
+        return _topics.add_assignments(self, assignments, similar, also=also)
 
     def rename_topic(self, topic_id: int, name: str) -> bool:
         return _topics.rename(self, topic_id, name)
@@ -222,12 +241,17 @@ class Store(Database):
         """(id, title, source, date) of a topic's entries, newest first, undated last."""
         return _queries.topic_rows(self, topic_id)
 
+    def topic_also_rows(self, topic_id: int) -> list[EntryRow]:
+        """(id, title, source, date) of the entries also listed under a topic, in the
+        order of :meth:`topic_rows`: the reader shows them after the topic's own."""
+        return _queries.topic_rows(self, topic_id, also=True)
+
     def entry_rows(self, ids: Sequence[str]) -> list[EntryRow]:
         """(id, title, source, date) for ``ids``, in the order given."""
         return _queries.entry_rows(self, ids)
 
     def topic_unread_counts(self) -> dict[int, int]:
-        """Unread entries per topic id (topics with none are absent)."""
+        """Unread primary members per topic id (topics with none are absent)."""
         return _queries.topic_unread_counts(self)
 
     def count_unassigned(self) -> int:

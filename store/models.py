@@ -216,7 +216,9 @@ class ImportReport:
 
 
 class Topic(NamedTuple):
-    """A group of entries: its name, its top keywords with their weights, its size."""
+    """A group of entries: its name, its top keywords with their weights, its size (its
+    primary members), how much its entries share (``cohesion``, 0..1, measured by the
+    clustering; None when unknown) and whether they share little (``mixed``)."""
 
     id: int
     name: str
@@ -224,6 +226,8 @@ class Topic(NamedTuple):
     size: int
     user_named: bool = False
     anchor: str | None = None
+    cohesion: float | None = None
+    mixed: bool = False
 
 
 class Bookmark(NamedTuple):

@@ -14,13 +14,15 @@ from .schema import TOPIC_LIST_ORDER
 EntryRow = tuple[str, str, str, str | None]
 
 
-def topic_rows(db: Database, topic_id: int) -> list[EntryRow]:
-    """A topic's rows, newest first, undated last: one range of ``topic_list``, already in
+def topic_rows(db: Database, topic_id: int, *, also: bool = False) -> list[EntryRow]:
+    """A topic's rows (``also``: the rows of the entries also listed under it), newest
+    first, undated last: one range of ``topic_list`` (``topic_also_list``), already in
     that order (no join, no sort), so a list of thousands of entries loads in
     milliseconds."""
+    table = "topic_also_list" if also else "topic_list"
     return db.query(
         "SELECT entry_id, title, source, CASE WHEN undated THEN NULL ELSE date END "
-        f"FROM topic_list WHERE topic_id = ? ORDER BY {TOPIC_LIST_ORDER}",
+        f"FROM {table} WHERE topic_id = ? ORDER BY {TOPIC_LIST_ORDER}",
         (topic_id,),
     )
 
@@ -31,7 +33,9 @@ def entry_rows(db: Database, ids: Sequence[str]) -> list[EntryRow]:
 
 
 def topic_unread_counts(db: Database) -> dict[int, int]:
-    """Unread entries per topic id (topics with none are absent). Counted as members
+    """Unread primary members per topic id (topics with none are absent; an entry also
+    listed under a topic counts only in its own, so the counts add up to the unread
+    entries). Counted as members
     (an index-only scan) minus read members (as many rows as entries read), which
     stays fast at 100,000 entries."""
     members = db.query("SELECT topic_id, count(*) FROM topic_assignments GROUP BY topic_id")

@@ -155,6 +155,44 @@ MIGRATIONS: tuple[str, ...] = (
     """
     + TOPIC_LIST_FILL
     + ";",
+    # 7: how much a topic's entries share (measured by the clustering; NULL: clustered
+    # before it was measured) and whether it is a mixed bag; "also" memberships: an entry
+    # listed under other topics it centrally discusses besides its primary one. Each
+    # topic's also rows are kept in reading order in topic_also_list, as topic_list keeps
+    # the primary ones; triggers keep that list in step with topic_also on every path
+    # (a write, a cascade from a deleted topic or entry), so it can never go stale.
+    """
+    ALTER TABLE topics ADD COLUMN cohesion REAL;
+    ALTER TABLE topics ADD COLUMN mixed INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE topic_also (
+        entry_id TEXT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+        topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE,
+        score    REAL NOT NULL,
+        PRIMARY KEY (entry_id, topic_id)
+    );
+    CREATE INDEX topic_also_topic ON topic_also(topic_id);
+    CREATE TABLE topic_also_list (
+        topic_id    INTEGER NOT NULL,
+        undated     INTEGER NOT NULL,
+        date        TEXT NOT NULL,
+        entry_rowid INTEGER NOT NULL,
+        entry_id    TEXT NOT NULL,
+        title       TEXT NOT NULL,
+        source      TEXT NOT NULL,
+        PRIMARY KEY (topic_id, undated, date DESC, entry_rowid)
+    ) WITHOUT ROWID;
+    CREATE INDEX topic_also_list_entry ON topic_also_list(entry_id);
+    CREATE TRIGGER topic_also_listed AFTER INSERT ON topic_also BEGIN
+        INSERT INTO topic_also_list(topic_id, undated, date, entry_rowid, entry_id, title, source)
+        SELECT new.topic_id, e.date IS NULL, coalesce(e.date, ''), e.rowid, e.id, e.title,
+               e.source
+        FROM entries e WHERE e.id = new.entry_id;
+    END;
+    CREATE TRIGGER topic_also_unlisted AFTER DELETE ON topic_also BEGIN
+        DELETE FROM topic_also_list
+        WHERE entry_id = old.entry_id AND topic_id = old.topic_id;
+    END;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -201,11 +239,24 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
         # re-read under the write lock: another process may have migrated already
         current = conn.execute("PRAGMA user_version").fetchone()[0]
         if current < target:
-            for statement in MIGRATIONS[target - 1].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            for statement in statements(MIGRATIONS[target - 1]):
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {target}")
         conn.execute("COMMIT")
+
+
+def statements(script: str) -> list[str]:
+    """The statements of ``script``, split at the semicolons that end one (not those
+    inside a trigger's body)."""
+    out: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                out.append(pending)
+            pending = ""
+    return out
 
 
 def get_meta(db: Database, key: str) -> str | None:

@@ -1,5 +1,7 @@
 """Topics and the assignments of entries to them, each topic's entry list (``topic_list``)
-kept in step in the same transactions, and the fitted model that places new entries."""
+kept in step in the same transactions, the "also" memberships (an entry listed under
+other topics it centrally discusses besides its primary one), and the fitted model that
+places new entries."""
 
 from __future__ import annotations
 
@@ -19,6 +21,15 @@ INSERT_ASSIGNMENT = (
 )
 Assignments = dict[str, tuple[int, float, list[str]]]  # entry id -> (topic id, score, terms)
 Similar = dict[str, list[tuple[str, float]]]  # entry id -> [(other entry id, cosine)]
+Also = Sequence[tuple[str, int, float]]  # (entry id, topic id, score): also listed there
+
+TOPIC_COLUMNS = "id, name, keywords, size, user_named, anchor, cohesion, mixed"
+# an also row naming the entry's primary topic is left out (the assignments of the same
+# transaction are written first); the trigger of migration 7 lists it in topic_also_list
+INSERT_ALSO = (
+    "INSERT INTO topic_also(entry_id, topic_id, score) SELECT ?1, ?2, ?3 WHERE NOT EXISTS "
+    "(SELECT 1 FROM topic_assignments a WHERE a.entry_id = ?1 AND a.topic_id = ?2)"
+)
 
 
 def _assignment_rows(
@@ -37,15 +48,16 @@ def _assignment_rows(
         )
 
 
+def _topic(row: tuple[int, str, str, int, int, str | None, float | None, int]) -> Topic:
+    tid, name, keywords, size, named, anchor, cohesion, mixed = row
+    words = [tuple(k) for k in orjson.loads(keywords)]
+    return Topic(tid, name, words, size, bool(named), anchor, cohesion, bool(mixed))
+
+
 def all_topics(db: Database) -> list[Topic]:
-    """Every topic, largest first."""
-    rows = db.query(
-        "SELECT id, name, keywords, size, user_named, anchor FROM topics ORDER BY size DESC, id"
-    )
-    return [
-        Topic(tid, name, [tuple(k) for k in orjson.loads(keywords)], size, bool(named), anchor)
-        for tid, name, keywords, size, named, anchor in rows
-    ]
+    """Every topic: the coherent ones largest first, then the mixed ones largest first."""
+    rows = db.query(f"SELECT {TOPIC_COLUMNS} FROM topics ORDER BY mixed, size DESC, id")
+    return [_topic(r) for r in rows]
 
 
 def entry_ids(db: Database, topic_id: int) -> list[str]:
@@ -55,6 +67,33 @@ def entry_ids(db: Database, topic_id: int) -> list[str]:
         (topic_id,),
     )
     return [eid for (eid,) in rows]
+
+
+def also_entry_ids(db: Database, topic_id: int) -> list[str]:
+    """The ids of the entries also listed under the topic, in the reader's order."""
+    rows = db.query(
+        f"SELECT entry_id FROM topic_also_list WHERE topic_id = ? ORDER BY {TOPIC_LIST_ORDER}",
+        (topic_id,),
+    )
+    return [eid for (eid,) in rows]
+
+
+def also_topics(db: Database, entry_id: str) -> list[Topic]:
+    """The topics the entry is also listed under (not its primary one), best score first."""
+    columns = ", ".join(f"t.{c.strip()}" for c in TOPIC_COLUMNS.split(","))
+    rows = db.query(
+        f"SELECT {columns} FROM topic_also a JOIN topics t ON t.id = a.topic_id "
+        "WHERE a.entry_id = ? ORDER BY a.score DESC, t.id",
+        (entry_id,),
+    )
+    return [_topic(r) for r in rows]
+
+
+def _insert_also(conn: sqlite3.Connection, also: Also, live: set[int], placed: set[str]) -> None:
+    """Write the also rows whose topic is in ``live`` and whose entry is in ``placed``
+    (a row given twice: the last one)."""
+    rows = {(eid, tid): float(score) for eid, tid, score in also if tid in live and eid in placed}
+    conn.executemany(INSERT_ALSO, [(eid, tid, score) for (eid, tid), score in rows.items()])
 
 
 def assignments(db: Database) -> dict[str, int]:
@@ -95,6 +134,7 @@ def replace(
     near: Similar | None = None,
     *,
     model: tuple[str, bytes] | None = None,
+    also: Also | None = None,
 ) -> None:
     """Replace the whole clustering result in one transaction (see
     :meth:`topiclens.store.Store.replace_topics`)."""
@@ -110,14 +150,18 @@ def replace(
         kept_ids = [t.id for t in topics]
         marks = ",".join("?" * len(kept_ids)) or "NULL"
         conn.execute("DELETE FROM topic_assignments")
+        # the list first: its rows are then gone when the delete trigger looks for them
+        conn.execute("DELETE FROM topic_also_list")
+        conn.execute("DELETE FROM topic_also")
         conn.execute(f"DELETE FROM topics WHERE id NOT IN ({marks})", kept_ids)
         for t in topics:
             conn.execute(
-                "INSERT INTO topics(id, name, user_named, anchor, keywords, size, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-                "name = CASE WHEN topics.user_named THEN topics.name ELSE excluded.name END, "
+                "INSERT INTO topics(id, name, user_named, anchor, keywords, size, cohesion, "
+                "mixed, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
+                "SET name = CASE WHEN topics.user_named THEN topics.name ELSE excluded.name END, "
                 "anchor = excluded.anchor, keywords = excluded.keywords, "
-                "size = excluded.size, updated_at = excluded.updated_at",
+                "size = excluded.size, cohesion = excluded.cohesion, mixed = excluded.mixed, "
+                "updated_at = excluded.updated_at",
                 (
                     t.id,
                     t.name,
@@ -125,21 +169,28 @@ def replace(
                     t.anchor,
                     orjson.dumps([list(k) for k in t.keywords]).decode(),
                     t.size,
+                    t.cohesion,
+                    int(t.mixed),
                     now,
                 ),
             )
         conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assigned, near))
         conn.execute("DELETE FROM topic_list")
         conn.execute(TOPIC_LIST_FILL)
+        if also:
+            _insert_also(conn, also, set(kept_ids), set(assigned))
         if model is not None:
             put_model(conn, *model)
 
 
-def add_assignments(db: Database, assigned: Assignments, near: Similar | None = None) -> list[str]:
+def add_assignments(
+    db: Database, assigned: Assignments, near: Similar | None = None, *, also: Also | None = None
+) -> list[str]:
     """Put entries into existing topics and update the topics' sizes, in one transaction;
     returns the ids whose topic is gone (see :meth:`topiclens.store.Store.add_assignments`)."""
+    also = also or ()
     with db.write() as conn:
-        wanted = list({tid for tid, _, _ in assigned.values()})
+        wanted = list({tid for tid, _, _ in assigned.values()} | {tid for _, tid, _ in also})
         marks = ",".join("?" * len(wanted)) or "NULL"
         found = conn.execute(f"SELECT id FROM topics WHERE id IN ({marks})", wanted)
         live = {tid for (tid,) in found}
@@ -150,6 +201,9 @@ def add_assignments(db: Database, assigned: Assignments, near: Similar | None = 
         rows = [(eid,) for eid in assigned]
         conn.executemany("DELETE FROM topic_list WHERE entry_id = ?", rows)
         conn.executemany(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", rows)
+        # a placed entry's also rows are those given now, never its new primary topic
+        conn.executemany("DELETE FROM topic_also WHERE entry_id = ?", rows)
+        _insert_also(conn, also, live, set(assigned))
         conn.execute(
             "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
             "WHERE a.topic_id = topics.id)"

@@ -23,10 +23,14 @@ from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-# a store of schema 6 made back into schema 4: similar entries in their own table, no
-# topic lists
+# a store of schema 7 made back into schema 6: no cohesion, no mixed mark, no also rows
+SCHEMA_6 = (
+    "DROP TABLE topic_also_list; DROP TABLE topic_also;"
+    "ALTER TABLE topics DROP COLUMN cohesion; ALTER TABLE topics DROP COLUMN mixed;"
+)
+# ... and back into schema 4: similar entries in their own table, no topic lists
 SCHEMA_4 = (
-    "CREATE TABLE similar (entry_id TEXT NOT NULL, other_id TEXT NOT NULL,"
+    SCHEMA_6 + "CREATE TABLE similar (entry_id TEXT NOT NULL, other_id TEXT NOT NULL,"
     " rank INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (entry_id, rank));"
     "ALTER TABLE topic_assignments DROP COLUMN similar; DROP TABLE topic_list;"
 )
@@ -157,7 +161,7 @@ def test_topic_lists_follow_the_assignments(tmp_path: Path):
         for tid in (1, 2):
             assert store.topic_rows(tid) == store.query(JOINED, (tid,))
     conn = sqlite3.connect(tmp_path / "topiclens.db")  # back to schema 5: no topic lists
-    conn.executescript("DROP TABLE topic_list; PRAGMA user_version = 5;")
+    conn.executescript(SCHEMA_6 + "DROP TABLE topic_list; PRAGMA user_version = 5;")
     conn.close()
     with Store.open_dir(tmp_path) as store:  # the migration fills them
         for tid in (1, 2):
@@ -232,6 +236,9 @@ def test_store_modules_are_small_and_the_facade_keeps_its_methods():
         "unassigned_ids",
         "add_assignments",
         "topic_rows",
+        "topic_also_rows",
+        "also_entry_ids",
+        "also_topics",
         "entry_rows",
         "topic_unread_counts",
         "count_unassigned",
