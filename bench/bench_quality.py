@@ -154,7 +154,6 @@ def bundled(seed: int = 0) -> None:
     same k, the F1 of each named topic counting its "also" entries, and how many of each
     anchor-named topic's entries use one of the anchor's terms."""
     from sklearn.metrics import normalized_mutual_info_score as nmi
-
     from topiclens.clustering.anchors import load_anchors
     from topiclens.clustering.pipeline import cluster_store
     from topiclens.clustering.token_cache import entry_tokens, tokenized_anchors
@@ -189,7 +188,7 @@ def bundled(seed: int = 0) -> None:
     )
     for ref, anchor in NAMED.items():
         about = {r["id"] for r in rows if ref in r["about"]}
-        carrier = next((t for t in topics if t.anchor == anchor), None)
+        carrier = next((t for t in topics if t.name == anchor), None)
         if carrier is None:
             print(f"  {ref:<40} no topic carries this name: F1 0")
             continue
@@ -201,7 +200,7 @@ def bundled(seed: int = 0) -> None:
         )
     print("  anchor-named topics, share of entries using one of the anchor's terms (>= 60 %):")
     for t in topics:
-        if t.anchor is None or t.anchor not in anchors:
+        if t.anchor is None or t.anchor != t.name:
             continue
         terms = anchors[t.anchor].term_tokens(lambda text: [])
         using = sum(1 for e in members[t.id] if terms & set(tokens.get(e, ())))
