@@ -3,8 +3,7 @@
 Cohesion compares the mean cosine of two entries of a topic with that of any two entries
 of the corpus, in the LSA space (the vectors before any smoothing, so neighbours do not
 lend an entry a topic's look): 1.0 when the topic's entries say the same, 0 when they
-share no more than any two entries do. A topic named from
-its keywords whose cohesion is below MIXED_BELOW is mixed: the reader is told so ("Mixed:
+share no more than any two entries do. A topic whose cohesion is below MIXED_BELOW is mixed: the reader is told so ("Mixed:
 a, b, c") and sees it after the coherent ones.
 """
 
@@ -15,7 +14,7 @@ from typing import Any
 
 # below this cohesion a keyword-named topic is mixed; chosen on the quality suite's
 # labelled corpora (docs/clustering.md, "Cohesion")
-MIXED_BELOW = 0.3
+MIXED_BELOW = 0.4
 ANCHOR_MIN_USE = 0.6  # share of a topic's entries that must use an anchor's terms
 
 

@@ -202,17 +202,19 @@ class TopicModel(ParamsMixin):
         self.topic_anchors_ = [None if g is None else names[g] for g in won]
         self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]
         self.cohesion_ = cohesion(x, labels, k)
+        # a topic whose entries share little is mixed, whatever anchor it carries on
+        self.mixed_ = [
+            self.topic_pinned_[c] is None and v < MIXED_BELOW for c, v in enumerate(self.cohesion_)
+        ]
         # an anchor names a topic only when most of its entries use the anchor's terms
         terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
         named = [
             a
-            if a and term_use(f.counts, labels == c, fitted.vocab, terms[a]) >= ANCHOR_MIN_USE
+            if a
+            and not self.mixed_[c]
+            and term_use(f.counts, labels == c, fitted.vocab, terms[a]) >= ANCHOR_MIN_USE
             else None
             for c, a in enumerate(self.topic_anchors_)
-        ]
-        self.mixed_ = [
-            named[c] is None and self.topic_pinned_[c] is None and v < MIXED_BELOW
-            for c, v in enumerate(self.cohesion_)
         ]
         in_names = set().union(*(terms[a] for a in named if a))
         naming = name_topics(

@@ -19,7 +19,7 @@ from .tokenize import BIGRAM_MARK
 # an anchor's best term weighs at least this share of the entry's heaviest term; chosen by
 # the F1 of the four named topics on the bundled corpus's reference labels
 # (docs/clustering.md, "Also in")
-ALSO_MIN_CENTRALITY = 0.6
+ALSO_MIN_CENTRALITY = 0.5
 ALSO_MIN_COUNT = 2  # uses of the anchor's terms: one mention is not a subject
 
 
