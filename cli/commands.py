@@ -196,36 +196,45 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def _brief(e: Any) -> dict[str, Any]:
+    """An entry as `topics --json` lists it under a topic."""
+    return {"id": e.id, "title": e.title, "summary": e.summary, "source": e.source, "date": e.date}
+
+
 def _topics_json(store: Any) -> dict[str, Any]:
+    """Each topic with its own entries (``entries``) and the entries whose own topic is
+    another but that are also listed under it (``also``), both in the reader's order."""
     entries = {e.id: e for e in store.entries()}
     topics = []
     for t in store.topics():
-        members = (entries[i] for i in store.topic_entry_ids(t.id) if i in entries)
+        members = [entries[i] for i in store.topic_entry_ids(t.id) if i in entries]
+        also = [entries[i] for i in store.also_entry_ids(t.id) if i in entries]
         topics.append(
             {
                 "id": t.id,
                 "name": t.name,
                 "keywords": [k for k, _ in t.keywords],
                 "size": t.size,
-                "entries": [
-                    {
-                        "id": e.id,
-                        "title": e.title,
-                        "summary": e.summary,
-                        "source": e.source,
-                        "date": e.date,
-                    }
-                    for e in members
-                ],
+                "cohesion": t.cohesion,
+                "mixed": t.mixed,
+                "entries": [_brief(e) for e in members],
+                "also": [_brief(e) for e in also],
             }
         )
     return {"topics": topics}
 
 
+TOPICS_HEADER = "  id   size  cohesion  name (keywords)"
+
+
 def topic_line(t: Any) -> str:
-    """One topic of `topics`: id, size, name, its first five keywords."""
+    """One topic of `topics`: id, size, cohesion (a percent, "-" when not measured), name
+    (after "mixed:" when its entries share little), its first five keywords. The columns
+    before the name are ASCII, so they line up in terminal cells whatever the name."""
     words = ", ".join(terminal_line(k) for k, _ in t.keywords[:5])
-    return f"{t.id:>4}  {t.size:>5}  {terminal_line(t.name)}  ({words})"
+    cohesion = "-" if t.cohesion is None else f"{round(100 * t.cohesion)} %"
+    mark = "mixed: " if t.mixed and not t.name.lower().startswith("mixed") else ""
+    return f"{t.id:>4}  {t.size:>5}  {cohesion:>8}  {mark}{terminal_line(t.name)}  ({words})"
 
 
 def cmd_topics(args: argparse.Namespace) -> int:
@@ -236,7 +245,10 @@ def cmd_topics(args: argparse.Namespace) -> int:
         if args.json:
             write_json(_topics_json(store))
             return 0
-        for t in store.topics():
+        topics = store.topics()
+        if topics:
+            out(TOPICS_HEADER)
+        for t in topics:
             out(topic_line(t))
     return 0
 

@@ -146,7 +146,7 @@ def test_add_assignments_writes_the_new_entries_also_rows(store: Store):
         assert store.topic_also_rows(tid) == store.query(JOINED_ALSO, (tid,))
 
 
-def test_deleting_a_topic_takes_its_also_rows_with_it(store: Store):
+def test_deleting_a_topic_or_an_entry_takes_its_also_rows_with_it(store: Store):
     _, assigned = _three_topics(store)
     topics = [Topic(t, f"t{t}", [], n) for t, n in sorted(_sizes(assigned).items())]
     also = [(eid, 3 if a[0] != 3 else 1, 0.5) for eid, a in assigned.items()]
@@ -158,6 +158,11 @@ def test_deleting_a_topic_takes_its_also_rows_with_it(store: Store):
     assert store.topic_also_rows(3) == []
     assert len(store.also_entry_ids(1)) == before
     assert store.query("SELECT count(*) FROM topic_also_list")[0][0] == before
+    gone = store.also_entry_ids(1)[0]  # an entry deleted: its also rows go with it
+    with store.write() as conn:
+        conn.execute("DELETE FROM entries WHERE id = ?", (gone,))
+    assert gone not in store.also_entry_ids(1) and store.also_topics(gone) == []
+    assert store.query("SELECT count(*) FROM topic_also_list")[0][0] == before - 1
 
 
 def test_a_store_of_the_previous_schema_keeps_everything(tmp_path: Path):

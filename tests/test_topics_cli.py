@@ -12,11 +12,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import DIGEST, LISTING
 from topiclens.cli import main
+from topiclens.cli.commands import TOPICS_HEADER
 from topiclens.clustering import assign_new, cluster_store, ensure_topics
 from topiclens.clustering.partition import MAX_SHARE
-from topiclens.store import Store
-from topiclens.store.importer import import_bundled
+from topiclens.store import Store, Topic
+from topiclens.store.importer import import_bundled, import_file
 
 pytestmark = pytest.mark.xdist_group("topics")
 
@@ -60,7 +62,7 @@ def test_json_contract_every_entry_in_exactly_one_topic(clustered: Path, topics_
     assert len(all_ids) == 109
     seen: list[str] = []
     for t in topics_json["topics"]:
-        assert set(t) == {"id", "name", "keywords", "size", "entries"}
+        assert set(t) == {"id", "name", "keywords", "size", "cohesion", "mixed", "entries", "also"}
         assert isinstance(t["id"], int) and t["name"].strip()
         assert all(isinstance(k, str) for k in t["keywords"]) and t["keywords"]
         assert t["size"] == len(t["entries"]) > 0
@@ -296,3 +298,82 @@ def test_rerun_of_a_cut_off_import_places_what_was_left_without_a_topic(
     with Store.open_dir(home) as store:
         assert store.unassigned_ids() == []
         assert len(store.assignments()) == 111
+
+
+# --- cohesion, mixed topics and "also" entries, from topics put in the store directly ------
+
+
+def _trust_home(home: Path) -> list[str]:
+    """A store whose topics carry cohesion (one not measured), the largest mixed, and
+    entries also listed under other topics; returns the entry ids in the reader's order."""
+    with Store.open_dir(home) as store:
+        import_file(store, DIGEST)
+        import_file(store, LISTING)
+        ids = [e.id for e in store.entries()]
+        assigned = {
+            eid: (1 if n < 10 else 3 if n < 15 else 2, 0.5, []) for n, eid in enumerate(ids)
+        }
+        topics = [
+            Topic(1, "KV cache", [("kv", 1.0)], 10, cohesion=0.613),
+            Topic(2, "Mixed: power, ads, jetson", [("power", 1.0)], len(ids) - 15,
+                  cohesion=0.05, mixed=True),
+            Topic(3, "Interconnects", [("nvlink", 1.0)], 5),
+        ]  # fmt: skip
+        also = [(ids[40], 1, 0.4), (ids[-1], 1, 0.3), (ids[20], 1, 0.9), (ids[0], 2, 0.2)]
+        store.replace_topics(topics, assigned, also=also)
+        assert store.unassigned_ids() == []  # `topics` has nothing to group or place
+    return ids
+
+
+def test_json_lists_also_entries_cohesion_and_mixed(tmp_path: Path, run: Callable[..., CliResult]):
+    home = tmp_path / "home"
+    ids = _trust_home(home)
+    status, out, _ = run(home, "topics", "--json")
+    assert status == 0
+    doc = orjson.loads(out)["topics"]
+    # coherent topics first (largest first), then the mixed one, though it is the largest
+    assert [(t["id"], t["cohesion"], t["mixed"]) for t in doc] == [
+        (1, 0.613, False),
+        (3, None, False),
+        (2, 0.05, True),
+    ]
+    with Store.open_dir(home) as store:
+        for t in doc:
+            assert [e["id"] for e in t["entries"]] == store.topic_entry_ids(t["id"])
+            assert [e["id"] for e in t["also"]] == store.also_entry_ids(t["id"])
+            assert t["size"] == len(t["entries"])
+            for e in t["also"]:
+                want = store.entry(e["id"])
+                assert e == {"id": want.id, "title": want.title, "summary": want.summary,
+                             "source": want.source, "date": want.date}  # fmt: skip
+    # `entries` keeps the primary members: every entry once; `also` adds the others, in
+    # the reader's order (newest first, undated last)
+    assert sorted(e["id"] for t in doc for e in t["entries"]) == sorted(ids)
+    kv, _, mixed = doc
+    assert [e["id"] for e in kv["also"]] == [ids[20], ids[40], ids[-1]]
+    assert kv["also"][-1]["date"] is None
+    assert [e["id"] for e in mixed["also"]] == [ids[0]]
+    assert doc[1]["also"] == []
+
+
+def test_topics_text_shows_cohesion_and_marks_mixed(tmp_path: Path, run: Callable[..., CliResult]):
+    from topiclens.store.text import cell_width
+
+    home = tmp_path / "home"
+    _trust_home(home)
+    status, out, _ = run(home, "topics")
+    assert status == 0
+    header, *lines = out.splitlines()
+    assert header == TOPICS_HEADER
+    assert [line.split()[:2] for line in lines] == [["1", "10"], ["3", "5"], ["2", "94"]]
+    assert "61 %  KV cache  (kv)" in lines[0]
+    assert "-  Interconnects  (nvlink)" in lines[1]
+    assert "5 %  Mixed: power, ads, jetson  (power)" in lines[2]
+    # the names start in one column, under the header's
+    starts = {cell_width(line[: line.index(name)]) for line, name in
+              zip(lines, ("KV cache", "Interconnects", "Mixed"), strict=True)}  # fmt: skip
+    assert starts == {header.index("name")}
+    with Store.open_dir(home) as store:  # a mixed topic the user renamed is still marked
+        store.rename_topic(2, "My pile")
+    _, out, _ = run(home, "topics")
+    assert "5 %  mixed: My pile  (power)" in out.splitlines()[-1]

@@ -1129,10 +1129,177 @@ def test_detail_and_list_lines_never_carry_a_control(texts: list[str], width: in
     a, b, c = texts
     entry = Entry("0" * 16, a, b, comment=c, source=c, category=a, date=b, url=a)
     topic = Topic(1, c, [(a, 1.0), (b, 0.5)], 3)
-    detail = Detail(entry, topic, 0.5, [a, c], [], Bookmark("0" * 16, 0.0, b), False)
+    also = [Topic(2, a, [], 1), Topic(3, b, [], 1)]
+    detail = Detail(entry, topic, 0.5, [a, c], [], Bookmark("0" * 16, 0.0, b), False, also)
     lines = render_paragraphs(detail_paragraphs(detail), width)
     texts_shown = ["".join(text for text, _ in line) for line in lines]
-    item = TopicItem(View("topic", 1), a, 3, 1)
-    texts_shown.append("".join(text for text, _ in topic_line(item, width)))
+    for mixed in (False, True):
+        item = TopicItem(View("topic", 1), a, 3, 1, mixed)
+        texts_shown.append("".join(text for text, _ in topic_line(item, width)))
     for line in texts_shown:
         assert not FORBIDDEN.search(line), repr(line)
+
+
+# --- topics a reader can trust: cohesion, mixed topics, "also here" rows ------------------
+
+TRUST_COHESION = {1: 0.72, 2: 0.12, 3: 0.55, 4: 0.41, 5: None}
+MIXED_NAME = "Mixed: moe, kernel, cuda"
+
+
+def make_trust_store(path: Path) -> None:
+    """The reader fixture's topics as a clustering that measures them leaves them: the
+    largest (MoE and GPU kernels) found mixed and named so, a cohesion for the others (one
+    not measured), and each entry also listed under the other topics whose words it uses."""
+    words = {tid: w for tid, _, w in READER_TOPICS}
+    with Store(path) as store:
+        assigned: dict[str, tuple[int, float, list[str]]] = {}
+        also: list[tuple[str, int, float]] = []
+        for entry in store.entries():
+            found = store.assignment(entry.id)
+            assert found is not None
+            assigned[entry.id] = (found.topic_id, found.score, found.terms)
+            text = entry.text().lower()
+            for tid, w in words.items():
+                hits = [x for x in w if x in text]
+                if hits and tid != found.topic_id:
+                    also.append((entry.id, tid, 0.1 * len(hits)))
+        topics = [
+            t._replace(name=MIXED_NAME, mixed=True, cohesion=0.12)
+            if t.id == 2
+            else t._replace(cohesion=TRUST_COHESION[t.id])
+            for t in store.topics()
+        ]
+        store.replace_topics(topics, assigned, also=also)
+
+
+@pytest.fixture
+def trust_store(reader_store: Path) -> Path:
+    make_trust_store(reader_store)
+    return reader_store
+
+
+def line_text(widget: object, y: int) -> str:
+    return "".join(seg.text for seg in widget.render_line(y))  # type: ignore[attr-defined]
+
+
+def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        with Store(trust_store) as store:
+            topics = store.topics()
+            largest = max(topics, key=lambda t: t.size)
+        assert largest.mixed and largest.name == MIXED_NAME
+        assert topics[-1] == largest  # listed after every coherent topic
+        assert s.view == View("topic", topics[0].id) and not topics[0].mixed
+        items = [s.topic_list.item(i) for i in range(s.topic_list.item_count)]
+        assert [(i.name, i.mixed) for i in items if i is not None][-1] == (MIXED_NAME, True)
+        assert s.detail is not None and s.detail.topic == topics[0]
+
+    run(trust_store, scenario)
+
+
+def test_a_re_cluster_elsewhere_reopens_on_a_coherent_topic(trust_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        first = s.view
+        with Store(trust_store) as other:  # another process re-clusters: the topic is gone
+            kept = [t for t in other.topics() if View("topic", t.id) != first]
+            moved = kept[0].id
+            assigned = {
+                eid: (moved if View("topic", tid) == first else tid, 0.1, [])
+                for eid, tid in other.assignments().items()
+            }
+            sizes = {t.id: sum(1 for a in assigned.values() if a[0] == t.id) for t in kept}
+            other.replace_topics([t._replace(size=sizes[t.id]) for t in kept], assigned)
+        await pilot.press("R")
+        await settle(pilot)
+        assert s.view is not None and s.view != first
+        assert not next(t for t in s.topics if t.id == s.view.topic_id).mixed
+
+    run(trust_store, scenario)
+
+
+def test_also_rows_are_marked_and_the_detail_says_where_else(trust_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        kv = next(t for t in s.topics if t.name.startswith("KV cache"))
+        with Store(trust_store) as store:
+            own, also = store.topic_rows(kv.id), store.topic_also_rows(kv.id)
+            unread = store.topic_unread_counts()[kv.id]
+        assert also, "the fixture lists entries of other topics under KV cache"
+        s.jump_to_topic(kv.id)
+        await settle(pilot)
+        entries = s.entry_list
+        assert entries.rows == own + also and entries.also_from == len(own)
+        assert str(entries.border_title) == f"{kv.name} · {len(own)} + {len(also)} also here"
+        # the topic's unread count is its own entries', not its also rows'
+        item = next(s.topic_list.item(i) for i in range(s.topic_list.item_count)
+                    if s.topic_list.item(i).view == s.view)  # fmt: skip
+        assert item.unread == unread == len(own)
+        assert "also here" not in line_text(entries, 0)
+        await pilot.press("G")  # the last row: an also row
+        await settle(pilot)
+        last = entries.cursor - round(entries.scroll_y)
+        assert line_text(entries, last).rstrip().endswith("also here")
+        assert s.detail is not None and s.detail.entry.id == also[-1][0]
+        assert s.detail.topic is not None and s.detail.topic.id != kv.id
+        assert kv in s.detail.also
+        names = ", ".join(t.name for t in s.detail.also)
+        assert f"also in: {names}" in s.detail_pane.text.replace("\n", " ")
+        # unread only: the also rows that stay are still the marked ones
+        await pilot.press("r", "u")
+        await settle(pilot)
+        assert entries.rows == own + also  # the entry under the cursor stays
+        await pilot.press("k", "u", "u")
+        await settle(pilot)
+        assert entries.rows == own + also[:-1]
+        assert entries.also_from == len(own)
+
+    run(trust_store, scenario)
+
+
+def test_also_rows_keep_the_columns_at_80x24(trust_store: Path):
+    from rich.cells import cell_len
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        kv = next(t for t in s.topics if t.name.startswith("KV cache"))
+        s.jump_to_topic(kv.id)
+        await settle(pilot)
+        entries = s.entry_list
+        await pilot.press("G")  # then up to a few rows above the first also row
+        assert entries.also_from is not None
+        entries.move_cursor(entries.also_from - 3)
+        await settle(pilot)
+        assert round(entries.scroll_y) == entries.also_from - 3
+        width = entries.scrollable_content_region.width
+        lines = range(entries.scrollable_content_region.height)
+        marked = [y for y in lines if "also" in line_text(entries, y)]
+        assert marked == list(lines)[3:]  # the topic's own rows above, also rows below
+        for y in lines:
+            assert entries.render_line(y).cell_length == width
+        texts = [line_text(entries, y) for y in lines]
+        dates = [entries.rows[round(entries.scroll_y) + y][3] for y in lines]
+        cols = {cell_len(t[: t.rindex(d)]) for t, d in zip(texts, dates, strict=True) if d}
+        assert len(cols) == 1  # the date column starts at the same cell on every row
+
+    run(trust_store, scenario, size=(80, 24))
+
+
+def test_overview_shows_ids_cohesion_and_the_mixed_mark(trust_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        options = app.screen.query_one("#overview")
+        heads = {
+            int(o.id.removeprefix("topic-")): str(o.prompt).splitlines()
+            for o in options.options
+            if o.id
+        }
+        assert list(heads) == [t.id for t in s.topics]
+        for t in s.topics:
+            name, bar = heads[t.id][:2]
+            assert name.startswith(f"{t.name} #{t.id}")
+            assert ("mixed" in name) == t.mixed
+            want = "not measured" if t.cohesion is None else f"{round(100 * t.cohesion)} %"
+            assert bar.endswith(f"{t.size} entries · cohesion {want}")
+        assert "(1 mixed)" in str(app.screen.query_one("#overview-title").render())
+
+    run(trust_store, scenario)

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from test_tui import make_trust_store
 from textual.pilot import Pilot
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
@@ -25,6 +26,14 @@ def reader_app(reader_store: Path):
         store.set_read(ids[1])
         store.set_read(ids[3])
         store.set_note(ids[2], "compare with the vLLM numbers")
+        yield TopicLensApp(store, keymap_file=KEYMAP, cluster=False, poll_interval=3600)
+
+
+@pytest.fixture
+def trust_app(reader_store: Path):
+    """The fixture topics with cohesion, the largest found mixed, and "also here" rows."""
+    make_trust_store(reader_store)
+    with Store(reader_store) as store:
         yield TopicLensApp(store, keymap_file=KEYMAP, cluster=False, poll_interval=3600)
 
 
@@ -60,3 +69,19 @@ def test_help(snap_compare, reader_app: TopicLensApp):
 
 def test_bookmarks_view(snap_compare, reader_app: TopicLensApp):
     assert snap_compare(reader_app, terminal_size=SIZE, run_before=before("B"))
+
+
+# the KV cache topic: its last own rows, then rows also listed there; the detail pane
+# scrolled to "also in"
+def test_also_rows(snap_compare, trust_app: TopicLensApp):
+    keys = ("j", "l", "G", "k", "k", "k", "k", "l", "G")
+    assert snap_compare(trust_app, terminal_size=SIZE, run_before=before(*keys))
+
+
+def test_also_rows_80x24(snap_compare, trust_app: TopicLensApp):
+    keys = ("j", "l", "G", *"k" * 10)
+    assert snap_compare(trust_app, terminal_size=(80, 24), run_before=before(*keys))
+
+
+def test_overview_mixed(snap_compare, trust_app: TopicLensApp):
+    assert snap_compare(trust_app, terminal_size=SIZE, run_before=before("o", "G"))

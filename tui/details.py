@@ -10,8 +10,8 @@ from .model import Detail
 def load_detail(
     store: Store, entry_id: str, topics: list[Topic], read: frozenset[str]
 ) -> Detail | None:
-    """The entry ``entry_id`` with its topic, similar entries, bookmark and read state
-    (None when the store has no such entry)."""
+    """The entry ``entry_id`` with its topic, the other topics it is also in, similar
+    entries, bookmark and read state (None when the store has no such entry)."""
     entry = store.entry(entry_id)
     if entry is None:
         return None
@@ -27,6 +27,7 @@ def load_detail(
         topic=topic,
         score=score,
         terms=list(terms),
+        also=store.also_topics(entry_id),
         similar=[(rows[s], score) for s, score in similar if s in rows],
         bookmark=store.bookmark(entry_id),
         read=entry_id in read,

@@ -19,9 +19,9 @@ from .details import load_detail
 from .display import literal, terminal_line
 from .first_start import GROUP as FIRST_START
 from .first_start import FirstStart
-from .model import Detail, Row, View
+from .model import Detail, Rows, View
 from .row_loader import RowLoader
-from .views import empty_text, view_title
+from .views import empty_text, first_topic, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 
@@ -119,8 +119,9 @@ class MainScreen(Screen[None]):
             or (view.kind == "bookmarks" and not self.bookmarks)
         ):
             view = None
-        if view is None and self.topics:
-            view = View("topic", self.topics[0].id)
+        opening = first_topic(self.topics)
+        if view is None and opening is not None:
+            view = View("topic", opening.id)
         self.show_topics(view)
         if view is not None:
             # a search scans every entry: never on the event loop
@@ -149,19 +150,23 @@ class MainScreen(Screen[None]):
         self.view = view
         self.loader.load(view, keep, wait=wait)
 
-    def _rows_ready(self, view: View, rows: list[Row], keep: str | None) -> None:
+    def _rows_ready(self, view: View, found: Rows, keep: str | None) -> None:
         if view != self.view:
             return
+        rows, also = found
         if view.kind == "search" and self._search_count != len(rows):
             self._search_count = len(rows)
             self.show_topics(view)
         if self.unread_only:
-            rows = [r for r in rows if r[0] not in self.read or r[0] == keep]
+            shown = [r for r in rows if r[0] not in self.read or r[0] == keep]
+            own = len(rows) - also
+            also = sum(1 for r in rows[own:] if r[0] not in self.read or r[0] == keep)
+            rows = shown
         entries = self.entry_list
         entries.empty_text = empty_text(view, self.unread_only)
-        entries.border_title = literal(view_title(view, len(rows), self.topics))
+        entries.border_title = literal(view_title(view, len(rows), self.topics, also))
         entries.border_subtitle = "unread only (u shows all)" if self.unread_only else ""
-        entries.show_rows(rows, keep)
+        entries.show_rows(rows, keep, also=also)
         # the entry under the cursor is loaded here, in the same turn of the event loop as
         # the rows, not on the list's Highlighted message: the rows and their first entry
         # then reach the terminal in one frame, not two

@@ -13,6 +13,14 @@ from topiclens.store.models import Bookmark, Entry, Topic
 Row = tuple[str, str, str, str | None]
 
 
+class Rows(NamedTuple):
+    """A view's rows: its own entries, then the last ``also`` of them, entries whose topic
+    is another but that are also listed here (a topic's "also here" rows)."""
+
+    rows: list[Row]
+    also: int = 0
+
+
 class View(NamedTuple):
     """What the entry list shows: a topic, the bookmarks or search results."""
 
@@ -38,3 +46,4 @@ class Detail:
     similar: list[tuple[Row, float]] = field(default_factory=list)
     bookmark: Bookmark | None = None
     read: bool = False
+    also: list[Topic] = field(default_factory=list)  # the other topics it is also in

@@ -10,10 +10,10 @@ from textual.dom import DOMNode
 from textual.worker import get_current_worker
 from topiclens.store import Store
 
-from .model import Row, View
+from .model import Rows, View
 from .views import RowCache, fetch_rows
 
-Deliver = Callable[[View, list[Row], str | None], None]
+Deliver = Callable[[View, Rows, str | None], None]
 
 
 class RowLoader:
@@ -66,7 +66,7 @@ class RowLoader:
 
             self._run(read, "rows")
 
-    def _loaded(self, generation: int, view: View, rows: list[Row], keep: str | None) -> None:
+    def _loaded(self, generation: int, view: View, rows: Rows, keep: str | None) -> None:
         if generation == self._generation:
             self.deliver(view, self.cache.put(view, rows), keep)
 
@@ -91,7 +91,7 @@ class RowLoader:
 
         self._run(read, "prefetch")
 
-    def _read_ahead_done(self, generation: int, view: View, rows: list[Row]) -> None:
+    def _read_ahead_done(self, generation: int, view: View, rows: Rows) -> None:
         if generation == self._generation:
             self.cache.put(view, rows)
 

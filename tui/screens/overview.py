@@ -1,5 +1,5 @@
-"""The topic overview: every topic with its size as a bar, top keywords, sources and
-entries by month."""
+"""The topic overview: every topic with its id, its size as a bar, its cohesion (mixed
+topics marked), top keywords, sources and entries by month."""
 
 from __future__ import annotations
 
@@ -54,6 +54,14 @@ def bucket(counts: list[int], width: int) -> list[int]:
 FIELD_LABEL = 8  # cells for "keywords" and "sources" in the overview
 
 
+def cohesion_text(topic: Topic) -> str:
+    """How much the topic's entries share, as a percent ("not measured" for topics of a
+    clustering that did not measure it)."""
+    if topic.cohesion is None:
+        return "cohesion not measured"
+    return f"cohesion {round(100 * topic.cohesion)} %"
+
+
 def field_lines(label: str, value: str, width: int) -> list[Content]:
     """``label`` and ``value``, the value wrapped under itself (not under the label) to
     ``width`` cells."""
@@ -66,7 +74,8 @@ def field_lines(label: str, value: str, width: int) -> list[Content]:
 
 
 class OverviewScreen(Screen[int | None]):
-    """Every topic with its size as a bar, top keywords, sources and entries by month."""
+    """Every topic with its id (what the command line takes), its size as a bar, its
+    cohesion (mixed topics marked), top keywords, sources and entries by month."""
 
     CSS_PATH = DIALOG_CSS
 
@@ -119,12 +128,17 @@ class OverviewScreen(Screen[int | None]):
             top_sources = " · ".join(f"{s} {n}" for s, n in sources.get(t.id, [])[:4])
             keywords = ", ".join(k for k, _ in t.keywords[:8])
             top_sources, keywords = terminal_line(top_sources), terminal_line(keywords)
+            # the data goes in as variables (never parsed); only the mark is markup
+            mixed = " [$warning]mixed: its entries share little[/]" if t.mixed else ""
             head = Content.from_markup(
-                "[b]$name[/b]\n  [$accent]$bar[/][$text-muted]$rest[/] $size entries",
+                "[b]$name[/b] [$text-muted]#$id[/]" + mixed + "\n  [$accent]$bar[/]"
+                "[$text-muted]$rest[/] $size entries [$text-muted]·[/] $cohesion",
                 name=terminal_line(t.name),
+                id=str(t.id),
                 bar="█" * filled,
                 rest="░" * (BAR_WIDTH - filled),
                 size=str(t.size),
+                cohesion=cohesion_text(t),
             )
             tail = Content.from_markup(
                 "  [$text-muted]$first[/] [$secondary]$spark[/] [$text-muted]$last[/]",
@@ -145,9 +159,10 @@ class OverviewScreen(Screen[int | None]):
         span = f"{axis[0]} to {axis[-1]}" if axis else "no dates"
         self.query_one("#overview-title", Label).update(
             Content.from_markup(
-                "[b]Topic overview[/b] [$text-muted]· $n topics · entries by month, $span · "
-                "Enter jumps to a topic[/]",
+                "[b]Topic overview[/b] [$text-muted]· $n topics$mixed · entries by month, $span "
+                "· Enter jumps to a topic[/]",
                 n=str(len(self.topics)),
+                mixed=f" ({mixed} mixed)" if (mixed := sum(t.mixed for t in self.topics)) else "",
                 span=span,
             )
         )

@@ -57,6 +57,9 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
             out.append(("keywords: ", "muted", keywords, ""))
         if d.terms:
             out.append(("tied by: ", "muted", line(", ".join(d.terms[:8])), "accent"))
+    if d.also:
+        out.append(("also in: ", "muted", ", ".join(line(t.name) for t in d.also), ""))
+    if d.topic is not None or d.also:
         out.append(("", "", "", ""))
     if d.bookmark is not None:
         note = terminal_text(d.bookmark.note) or "(no note: press N to write one)"

@@ -17,6 +17,15 @@ from .cursor_list import CursorList
 
 BOOKMARK_MARK = "★"
 UNREAD_MARK = "●"
+ALSO_HERE = "also here"  # after the title of a row whose own topic is another
+
+
+def also_suffix(title_w: int) -> str:
+    """What follows the title of an "also here" row in a title column ``title_w`` cells
+    wide: the words when they leave the title most of the column, else a shorter mark."""
+    if title_w >= 3 * len(ALSO_HERE):
+        return " " + ALSO_HERE
+    return " also" if title_w >= 12 else "+"
 
 
 def columns(width: int) -> tuple[int, int, int]:
@@ -62,6 +71,7 @@ class EntryList(CursorList):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.rows: list[Row] = []
+        self.also_from: int | None = None  # rows from here on are "also here" rows
 
     @property
     def item_count(self) -> int:
@@ -78,9 +88,11 @@ class EntryList(CursorList):
     def current_id(self) -> str | None:
         return self.rows[self.cursor][0] if self.rows and self.cursor is not None else None
 
-    def show_rows(self, rows: list[Row], keep: str | None = None) -> None:
-        """Show ``rows``, with the cursor on entry ``keep`` if it is there, else the top."""
+    def show_rows(self, rows: list[Row], keep: str | None = None, *, also: int = 0) -> None:
+        """Show ``rows`` (the last ``also`` of them marked "also here"), with the cursor on
+        entry ``keep`` if it is there, else the top."""
         self.rows = rows
+        self.also_from = len(rows) - also if also else None
         index = 0
         if keep is not None:
             index = next((i for i, r in enumerate(rows) if r[0] == keep), 0)
@@ -130,7 +142,13 @@ class EntryList(CursorList):
             BOOKMARK_MARK if row_id in self.bookmarks else " "
         )
         title_w, source_w, date_w = columns(width)
-        segments = [Segment(marks + " ", mark), Segment(fit_line(title, title_w), style)]
+        segments = [Segment(marks + " ", mark)]
+        if self.also_from is not None and line >= self.also_from and title_w:
+            suffix = also_suffix(title_w)
+            segments.append(Segment(fit_line(title, title_w - len(suffix)), style))
+            segments.append(Segment(suffix, meta))
+        else:
+            segments.append(Segment(fit_line(title, title_w), style))
         if source_w:
             segments.append(Segment("  " + fit_line(source, source_w), meta))
         if date_w:

@@ -1,5 +1,6 @@
-"""The topic list: topics with their sizes and unread counts, and the Bookmarks and
-Search pseudo-topics when they apply."""
+"""The topic list: topics with their sizes and unread counts (mixed topics, listed after
+the coherent ones, in muted letters), and the Bookmarks and Search pseudo-topics when
+they apply."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class TopicItem(NamedTuple):
     name: str
     size: int
     unread: int
+    mixed: bool = False
 
 
 def topic_items(
@@ -37,7 +39,9 @@ def topic_items(
         items.append(TopicItem(View("search", query=query), f"Search: {query}", n, 0))
     if bookmarks:
         items.append(TopicItem(View("bookmarks"), "Bookmarks", bookmarks, 0))
-    items += [TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0)) for t in topics]
+    items += [
+        TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0), t.mixed) for t in topics
+    ]
     return items
 
 
@@ -53,9 +57,10 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
     else:
         unread = " " * (unread_w + 2)
     room = max(4, width - 1 - cell_width(counts + unread))
+    style = "italic" if item.view.kind != "topic" else "muted" if item.mixed else ""
     return [
         (" ", ""),
-        (fit_line(item.name, room), "italic" if item.view.kind != "topic" else ""),
+        (fit_line(item.name, room), style),
         (counts, "muted"),
         (unread, "bold"),
     ]
