@@ -3,8 +3,8 @@
 Cohesion compares the mean cosine of two entries of a topic with that of any two entries
 of the corpus, in the LSA space (the vectors before any smoothing, so neighbours do not
 lend an entry a topic's look): 1.0 when the topic's entries say the same, 0 when they
-share no more than any two entries do. A topic whose cohesion is below MIXED_BELOW is mixed: the reader is told so ("Mixed:
-a, b, c") and sees it after the coherent ones.
+share no more than any two entries do. A topic whose cohesion is below MIXED_BELOW is
+mixed: the reader is told so ("Mixed: a, b, c") and sees it after the coherent ones.
 """
 
 from __future__ import annotations

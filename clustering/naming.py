@@ -80,7 +80,8 @@ def name_topics(
         fresh = [w for w in nameable[c] if not any(near_duplicate(w, t) for t in taken)]
         words = fresh or nameable[c] or [w for w, _ in keywords[c]]
         if mixed[c]:
-            names[c] = "Mixed: " + ", ".join([w for w, _ in keywords[c]][:3] or ["no terms"])
+            shown = nameable[c] + [w for w, _ in keywords[c] if w not in nameable[c]]
+            names[c] = "Mixed: " + ", ".join(shown[:3] or ["no terms"])
         else:
             names[c] = topic_name(words)
         taken.extend(words[:2])
