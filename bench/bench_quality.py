@@ -7,8 +7,8 @@ target: at least 1.05x on every corpus).
 - **product**: :func:`product_labels`, the one function to port when the clustering's API
   changes. The texts go into a temporary store as entries (title, summary), are tokenized
   by the product's tokenizer through its token cache (``entry_tokens``), get the product's
-  feature-only character bigrams, and are clustered by ``model.fit_topics`` with its
-  defaults, as ``bench/bench_csl.py`` does: no anchors (the bundled ones are about AI
+  feature-only character bigrams, and are clustered by ``TopicModel`` with its defaults
+  as ``cluster_store`` calls it: no anchors (the bundled ones are about AI
   infrastructure) and no 30 % cap (so k topics are exactly k).
 - **plain baseline**: scikit-learn with default settings, ``TfidfVectorizer()`` then
   ``KMeans(n_clusters=k, random_state=seed)``, on the same text (title and summary joined
@@ -24,7 +24,7 @@ Texts that are the same (same title and summary, white space aside) are one entr
 store; both sides cluster the same de-duplicated list, each text scored with its first
 record's label.
 
-    python bench/bench_quality.py [--seeds 3] [--only NAME]
+    python bench/bench_quality.py [--seeds 3] [--only NAME]   # NAME "bundled": our labels
 
 Corpora are read from ``../shared/corpora`` beside the repository; ``debian-crisp`` (short
 English titles in 20 crisp classes) is made on the machine by
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     seeds = list(range(args.seeds))
     print(
-        "product: fit_topics defaults (no anchors, no cap); baseline: TfidfVectorizer() + "
+        "product: TopicModel defaults (no anchors, no cap); baseline: TfidfVectorizer() + "
         "KMeans(n_clusters=k) (Chinese cut by jieba.lcut); "
         f"NMI mean ± sd over seeds {seeds}"
     )

@@ -9,7 +9,7 @@ mixed: the reader is told so ("Mixed: a, b, c") and sees it after the coherent o
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 # below this cohesion a keyword-named topic is mixed; chosen on the quality suite's
@@ -44,15 +44,12 @@ def cohesion(vectors: Any, labels: Any, k: int) -> list[float]:
     return out
 
 
-def term_use(
-    counts: Any, members: Any, vocab_tokens: Sequence[str], terms: Collection[str]
-) -> float:
+def term_use(counts: Any, members: Any, cols: Sequence[int]) -> float:
     """The share of the rows ``members`` (a boolean mask) of ``counts`` that use at least
-    one of ``terms`` (tokens) in their own text."""
+    one of the terms of columns ``cols`` in their own text."""
     import numpy as np
 
     n = int(np.count_nonzero(members))
-    cols = [j for j, t in enumerate(vocab_tokens) if t in terms]
     if not n or not cols:
         return 0.0
     used = np.asarray(counts[np.flatnonzero(members)][:, cols].sum(axis=1)).ravel() > 0

@@ -208,11 +208,14 @@ class TopicModel(ParamsMixin):
         ]
         # an anchor names a topic only when most of its entries use the anchor's terms
         terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
+        wanted = set().union(*terms.values())
+        col = {t: j for j, t in enumerate(fitted.vocab) if t in wanted}
         named = [
             a
             if a
             and not self.mixed_[c]
-            and term_use(f.counts, labels == c, fitted.vocab, terms[a]) >= ANCHOR_MIN_USE
+            and term_use(f.counts, labels == c, [col[t] for t in terms[a] if t in col])
+            >= ANCHOR_MIN_USE
             else None
             for c, a in enumerate(self.topic_anchors_)
         ]

@@ -37,19 +37,14 @@ def anchor_term_sets(
     return out
 
 
-def centrality(tfidf: Any, counts: Any, vocab_tokens: Sequence[str], terms: Sequence[str]) -> Any:
-    """(n,) how central ``terms`` are to each entry: the best of their TF-IDF weights in
-    the entry's row over the row's heaviest word (bigram features aside); 0.0 where the
-    entry uses the terms fewer than ALSO_MIN_COUNT times."""
+def centrality(tfidf: Any, counts: Any, cols: Sequence[int], top: Any) -> Any:
+    """(n,) how central the terms of columns ``cols`` are to each entry: the best of their
+    TF-IDF weights in the entry's row over ``top``, the row's heaviest word (bigram
+    features aside); 0.0 where the entry uses the terms fewer than ALSO_MIN_COUNT times."""
     import numpy as np
 
-    index = {t: j for j, t in enumerate(vocab_tokens)}
-    cols = [index[t] for t in terms if t in index]
-    n = tfidf.shape[0]
     if not cols:
-        return np.zeros(n)
-    words = np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
-    top = np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
+        return np.zeros(tfidf.shape[0])
     best = np.asarray(tfidf[:, cols].max(axis=1).todense()).ravel()
     uses = np.asarray(counts[:, cols].sum(axis=1)).ravel()
     share = best / np.maximum(top, 1e-12)
@@ -65,15 +60,22 @@ def also_topics(
 ) -> list[list[tuple[int, float]]]:
     """Each entry's also topics, (topic index, centrality rounded to 4 places), best
     first: topics whose ``topic_terms`` (an anchor's own tokens; empty for a topic no
-    anchor named) are central to it, never its own topic ``labels[i]``."""
+    anchor named) are central to it, never its own topic ``labels[i]``. O(n * terms)."""
     import numpy as np
 
     n = tfidf.shape[0]
     out: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    if not any(topic_terms):
+        return out
+    wanted = {t for terms in topic_terms for t in terms}
+    index = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
+    words = np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
+    top = np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
     for c, terms in enumerate(topic_terms):
-        if not terms:
+        cols = [index[t] for t in terms if t in index]
+        if not cols:
             continue
-        share = centrality(tfidf, counts, vocab_tokens, terms)
+        share = centrality(tfidf, counts, cols, top)
         for i in np.flatnonzero((share >= ALSO_MIN_CENTRALITY) & (labels != c)).tolist():
             out[i].append((c, round(float(share[i]), 4)))
     for row in out:
