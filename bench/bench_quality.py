@@ -7,8 +7,8 @@ target: at least 1.05x on every corpus).
 - **product**: :func:`product_labels`, the one function to port when the clustering's API
   changes. The texts go into a temporary store as entries (title, summary), are tokenized
   by the product's tokenizer through its token cache (``entry_tokens``), get the product's
-  feature-only character bigrams, and are clustered by ``model.fit_topics`` with its
-  defaults, as ``bench/bench_csl.py`` does: no anchors (the bundled ones are about AI
+  feature-only character bigrams, and are clustered by ``TopicModel`` with its defaults
+  as ``cluster_store`` calls it: no anchors (the bundled ones are about AI
   infrastructure) and no 30 % cap (so k topics are exactly k).
 - **plain baseline**: scikit-learn with default settings, ``TfidfVectorizer()`` then
   ``KMeans(n_clusters=k, random_state=seed)``, on the same text (title and summary joined
@@ -24,7 +24,7 @@ Texts that are the same (same title and summary, white space aside) are one entr
 store; both sides cluster the same de-duplicated list, each text scored with its first
 record's label.
 
-    python bench/bench_quality.py [--seeds 3] [--only NAME]
+    python bench/bench_quality.py [--seeds 3] [--only NAME]   # NAME "bundled": our labels
 
 Corpora are read from ``../shared/corpora`` beside the repository; ``debian-crisp`` (short
 English titles in 20 crisp classes) is made on the machine by
@@ -51,9 +51,10 @@ def product_labels(
     records: Sequence[tuple[str, str]], k: int, seeds: Sequence[int]
 ) -> list[list[int]]:
     """The product's topic of each (title, summary) record, once per seed: the product's
-    real path (store, tokenizer and token cache, bigrams, ``fit_topics``)."""
-    from topiclens.clustering import model
-    from topiclens.clustering.pipeline import bigram_extras, entry_tokens
+    real path (store, tokenizer and token cache, ``TopicModel`` as ``cluster_store`` calls
+    it, bigrams from the texts)."""
+    from topiclens.clustering import TopicModel
+    from topiclens.clustering.token_cache import entry_token_ids
     from topiclens.store import Store
     from topiclens.store.models import Entry
     from topiclens.store.text import entry_id
@@ -65,15 +66,15 @@ def product_labels(
             Entry(id=i, title=t, summary=s) for i, (t, s) in zip(ids, records, strict=True)
         )
         texts = dict(store.entry_texts(ids))
-        docs, _ = entry_tokens(store, ids)
-        extra = bigram_extras([texts[i] for i in ids])
+        tids, _ = entry_token_ids(store, ids)
+        counts = tids.counts()
         store.close()
     out = []
     for seed in seeds:
-        fit = model.fit_topics(
-            docs, k=k, random_state=seed, max_share=None, with_similar=False, extra=extra
-        )
-        out.append(fit.labels.tolist())
+        model = TopicModel(k, max_share=None, n_similar=0, random_state=seed)
+        text_list = [texts[i] for i in ids] if model.needs_texts(len(ids)) else None
+        model.fit(text_list, counts)
+        out.append(model.labels_.tolist())
     return out
 
 
@@ -132,22 +133,102 @@ def load(corpus: Corpus) -> tuple[list[tuple[str, str]], list[str]]:
     return list(seen), list(seen.values())
 
 
+LABELS = ROOT / "bench" / "corpora" / "bundled-labels.jsonl"
+# the reference's name of each named topic -> the bundled anchor that names it
+NAMED = {
+    "Speculative decoding": "Speculative decoding",
+    "MoE kernels & expert parallelism": "MoE kernels & expert parallelism",
+    "KV cache": "KV cache",
+    "Interconnects & multi-GPU communication": "Interconnects",
+}
+
+
+def f1(found: set[str], truth: set[str]) -> float:
+    hit = len(found & truth)
+    return 0.0 if not hit else 2 * hit / (len(found) + len(truth))
+
+
+def bundled(seed: int = 0) -> None:
+    """The bundled corpus as a user gets it (bundled anchors, auto k, ``cluster_store``
+    on a fresh store) against our hand-made labels: NMI beside the plain baseline at the
+    same k, the F1 of each named topic counting its "also" entries, and how many of each
+    anchor-named topic's entries use one of the anchor's terms."""
+    from sklearn.metrics import normalized_mutual_info_score as nmi
+    from topiclens.clustering.anchors import load_anchors
+    from topiclens.clustering.pipeline import cluster_store
+    from topiclens.clustering.token_cache import entry_tokens, tokenized_anchors
+    from topiclens.store import Store
+    from topiclens.store.importer import import_bundled
+
+    rows = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines() if line]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store.open_dir(tmp)
+        import_bundled(store)
+        t0 = time.perf_counter()
+        report = cluster_store(store, random_state=seed)
+        seconds = time.perf_counter() - t0
+        topics = store.topics()
+        primary = store.assignments()
+        ids = [r["id"] for r in rows]
+        texts = dict(store.entry_texts(ids))
+        tokens = dict(zip(ids, entry_tokens(store, ids)[0], strict=True))
+        anchors = {a.name: a for a in tokenized_anchors(store, load_anchors())}
+        members = {t.id: set(store.topic_entry_ids(t.id)) for t in topics}
+        also = {t.id: set(store.also_entry_ids(t.id)) for t in topics}
+        store.close()
+    truth = [r["topic"] for r in rows]
+    prod = [primary[i] for i in ids]
+    k = report.topics
+    base = baseline_labels([texts[i] for i in ids], k, [seed], chinese=True)[0]
+    print(
+        f"bundled: {len(ids)} entries, {k} topics, {sum(map(len, also.values()))} also rows, "
+        f"cluster_store {seconds:.1f} s; NMI vs bench/corpora/bundled-labels.jsonl "
+        f"{nmi(truth, prod):.3f} (baseline at k={k}: {nmi(truth, base):.3f}); "
+        f"first topic shown: {topics[0].name!r} (mixed: {topics[0].mixed})"
+    )
+    for ref, anchor in NAMED.items():
+        about = {r["id"] for r in rows if ref in r["about"]}
+        carrier = next((t for t in topics if t.name == anchor), None)
+        if carrier is None:
+            print(f"  {ref:<40} no topic carries this name: F1 0")
+            continue
+        found = members[carrier.id] | also[carrier.id]
+        print(
+            f"  {ref:<40} F1 {f1(found, about):.2f} "
+            f"({len(members[carrier.id])} primary + {len(also[carrier.id])} also, "
+            f"{len(found & about)} of {len(about)} right)"
+        )
+    print("  anchor-named topics, share of entries using one of the anchor's terms (>= 60 %):")
+    for t in topics:
+        if t.anchor is None or t.anchor != t.name:
+            continue
+        terms = anchors[t.anchor].term_tokens(lambda text: [])
+        using = sum(1 for e in members[t.id] if terms & set(tokens.get(e, ())))
+        print(f"    {t.name:<40} {using}/{len(members[t.id])} = {using / len(members[t.id]):.0%}")
+    print("  every topic, in the order the reader lists them (name, size, cohesion, mixed):")
+    for t in topics:
+        print(f"    {t.name:<48} {t.size:>3}  {t.cohesion or 0:.3f}  {'mixed' if t.mixed else ''}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--only", default=None, help="run only the corpus of this name")
     args = parser.parse_args(argv)
+    if args.only == "bundled":
+        bundled()
+        return 0
 
     from sklearn.metrics import normalized_mutual_info_score as nmi
 
     chosen = [c for c in CORPORA if args.only in (None, c.name)]
     if not chosen:
-        names = ", ".join(c.name for c in CORPORA)
+        names = ", ".join([c.name for c in CORPORA] + ["bundled"])
         sys.stderr.write(f"bench_quality: no corpus named {args.only!r} (one of: {names})\n")
         return 2
     seeds = list(range(args.seeds))
     print(
-        "product: fit_topics defaults (no anchors, no cap); baseline: TfidfVectorizer() + "
+        "product: TopicModel defaults (no anchors, no cap); baseline: TfidfVectorizer() + "
         "KMeans(n_clusters=k) (Chinese cut by jieba.lcut); "
         f"NMI mean ± sd over seeds {seeds}"
     )
@@ -174,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{ratio:.2f}x {time.perf_counter() - t0:5.0f} s",
             flush=True,
         )
+    if args.only is None:
+        bundled()
     if not ratios:
         return 2
     worst = min(ratios, key=ratios.__getitem__)

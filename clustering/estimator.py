@@ -19,6 +19,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
 from .anchors import Anchor, anchor_groups
+from .cohesion import ANCHOR_MIN_USE, MIXED_BELOW, cohesion, term_use
 from .features import (
     Docs,
     Vectorizer,
@@ -29,13 +30,16 @@ from .features import (
     fit_features,
     lsa_dims_for,
 )
+from .membership import also_topics, anchor_term_sets
 from .naming import entry_terms, name_topics
 from .neighbours import (
+    CRISP_SILHOUETTE,
     SPECTRAL_MAX,
     SPECTRAL_MIN,
     SPECTRAL_NEIGHBOURS,
     nearest_in,
     neighbour_graph,
+    silhouette,
     similar_pairs,
     smooth,
     smooth_count,
@@ -66,6 +70,7 @@ class Placement(NamedTuple):
     scores: list[float]  # cosine to the topic's centre
     terms: list[list[str]]  # display terms tying the text to its topic
     similar: list[list[tuple[int, float]]]  # (index of a fitted entry, cosine), best first
+    also: list[list[tuple[int, float]]]  # (another topic it centrally discusses, score)
 
 
 class TopicModel(ParamsMixin):
@@ -80,7 +85,9 @@ class TopicModel(ParamsMixin):
     max_share : float in (0, 1] or None -- no topic holds more of the entries: a larger
         one is split, so there can be more than ``n_topics`` (``n_split_`` says how many).
     lsa_dims : int, None (no LSA) or "auto" -- 200 up to 5,000 entries, 100 above.
-    spectral : bool or "auto" -- KMeans on a spectral embedding (auto: 500-5,000 entries).
+    spectral : bool or "auto" -- KMeans on a spectral embedding (auto: 500-5,000 entries,
+        unless the LSA space already separates the spectral topics: a silhouette of
+        CRISP_SILHOUETTE or more, ``silhouette_``, then KMeans on the LSA vectors, unsmoothed).
     smoothing : bool -- pull each vector towards its nearest entries' before KMeans (not
         with the spectral step, whose diffusion does that) and when placing new texts.
     bigrams : bool or "auto" -- feature-only Chinese character bigrams (auto: up to 5,000
@@ -193,9 +200,18 @@ class TopicModel(ParamsMixin):
         # the spectral step's diffusion already averages over neighbours: no smoothing
         xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
         space = spectral_embedding(x, k, SPECTRAL_NEIGHBOURS, rs) if run_spectral else xs
-        seeds = seed_centroids(space, seeded + [g.members for g in groups])
+        seed_groups = seeded + [g.members for g in groups]
         starts = n_init_for(n) if self.n_init == "auto" else self.n_init
-        labels, self.inertia_ = kmeans(space, k, seeds, rs, starts)
+        labels, self.inertia_ = kmeans(space, k, seed_centroids(space, seed_groups), rs, starts)
+        self.silhouette_ = silhouette(x, labels, rs) if run_spectral else None
+        self.spectral_ = run_spectral
+        if self.spectral == "auto" and run_spectral and self.silhouette_ >= CRISP_SILHOUETTE:
+            # crisp groups: the LSA space itself separates them, and neither the spectral
+            # step nor smoothing (which blurs their borders) helps
+            space = xs = x
+            seeds = seed_centroids(x, seed_groups)
+            labels, self.inertia_ = kmeans(x, k, seeds, rs, starts)
+            self.spectral_ = False
         made = len(np.unique(labels))  # below k when fewer than k rows differ
         if self.max_share is not None and n >= 10:
             labels = cap(space, labels, rs, self.max_share)
@@ -210,9 +226,31 @@ class TopicModel(ParamsMixin):
         kept = carriers(labels, k, pin_members, pin_keys, by_share=True)
         self.topic_anchors_ = [None if g is None else names[g] for g in won]
         self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]
+        self.cohesion_ = cohesion(x, labels, k)
+        # a topic whose entries share little is mixed, whatever anchor it carries on
+        self.mixed_ = [
+            self.topic_pinned_[c] is None and v < MIXED_BELOW for c, v in enumerate(self.cohesion_)
+        ]
+        # an anchor names a topic only when most of its entries use the anchor's terms
+        terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
+        wanted = set().union(*terms.values())
+        col = {t: j for j, t in enumerate(fitted.vocab) if t in wanted}
+        named = [
+            a
+            if a
+            and not self.mixed_[c]
+            and term_use(f.counts, labels == c, [col[t] for t in terms[a] if t in col])
+            >= ANCHOR_MIN_USE
+            else None
+            for c, a in enumerate(self.topic_anchors_)
+        ]
+        in_names = set().union(*(terms[a] for a in named if a))
         naming = name_topics(
-            f.counts, labels, k, fitted.vocab, self._vocabulary(), self.topic_anchors_
+            f.counts, labels, k, fitted.vocab, self._vocabulary(), named, self.mixed_, in_names
         )
+        own = anchor_term_sets(self.anchors, self._tokenize)
+        self.topic_terms_ = [sorted(own[a]) if a else [] for a in named]
+        self.also_ = also_topics(f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels)
         centres = np.vstack(
             [np.asarray(xs[labels == c].mean(axis=0)).ravel() for c in range(k)]
         ).astype(np.float32)
@@ -290,7 +328,11 @@ class TopicModel(ParamsMixin):
                 row[self.vocabulary_[token]] = w
             weights[c] = row
         terms = entry_terms(f.tfidf, labels, weights, vocab, self._vocabulary())
-        return Placement(labels, scores, terms, similar)
+        topic_terms = [
+            t if among is None or among[c] else [] for c, t in enumerate(self.topic_terms_)
+        ]
+        also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels)
+        return Placement(labels, scores, terms, similar, also)
 
     def get_feature_names_out(self) -> list[str]:
         """Each feature column's token, in column order (bigrams start with \\x02)."""

@@ -7,7 +7,7 @@ them: their class weights are zeroed before anything is shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,10 +38,14 @@ def name_topics(
     vocab_tokens: list[str],
     vocab: Vocabulary,
     anchor_names: Sequence[str | None],
+    mixed: Sequence[bool] | None = None,
+    anchor_tokens: Collection[str] = (),
 ) -> Naming:
-    """Name the ``k`` clusters of ``labels``: a cluster an anchor won takes the
-    anchor's name (``anchor_names[c]``); the others are named by their first two
-    distinct keywords, never one naming an anchor another cluster won."""
+    """Name the ``k`` clusters of ``labels``: a cluster an anchor names takes the
+    anchor's name (``anchor_names[c]``); a ``mixed`` one reads "Mixed: a, b, c" from its
+    keywords; the others are named by their first two nameable keywords ("A & B"),
+    never one of the ``anchor_tokens`` (terms of the anchors that name topics) nor a term
+    a larger topic's name already uses."""
     import numpy as np
 
     per_class = class_counts(counts, labels, k)
@@ -52,21 +56,47 @@ def name_topics(
         ctf[:, marked] = 0.0
     # nor do pieces of longer words, where the longer word is what the topic says
     ctf[fragments(vocab_tokens, per_class)] = 0.0
-    won = [n for n in anchor_names if n]
-    names: list[str] = []
+    mixed = mixed or [False] * k
+    taken = [n for n in anchor_names if n]
     keywords: list[list[tuple[str, float]]] = []
     weights: list[dict[str, float]] = []
+    nameable: list[list[str]] = []
     for c in range(k):
         order = np.argsort(-ctf[c], kind="stable")[: TOP_KEYWORDS * 4]
         ranked = [(vocab_tokens[j], float(ctf[c, j])) for j in order if ctf[c, j] > 0]
         weights.append(dict(ranked[:TOP_WEIGHTS]))
-        kw = distinct_terms(ranked, vocab, TOP_KEYWORDS)
-        keywords.append(kw)
-        # a cluster named from its terms never takes the name of an anchor another
-        # cluster won: two topics both reading "Speculative decoding" tell a reader nothing
-        own = [(w, v) for w, v in kw if not any(near_duplicate(w, n) for n in won)]
-        names.append(anchor_names[c] or topic_name(own or kw))
+        keywords.append(distinct_terms(ranked, vocab, TOP_KEYWORDS))
+        # a topic named from its terms never takes an anchor's term another topic is
+        # named by: "Interconnects" beside "Communication & NVSwitch" tells a reader nothing
+        own = [(t, w) for t, w in ranked if t not in anchor_tokens and readable(t, vocab)]
+        nameable.append([label for label, _ in distinct_terms(own, vocab, TOP_KEYWORDS)])
+    names: list[str] = [""] * k
+    sizes = np.bincount(labels, minlength=k)
+    # larger topics choose first; a smaller one sharing a term takes its next terms
+    for c in sorted(range(k), key=lambda c: (-int(sizes[c]), c)):
+        if anchor_names[c]:
+            names[c] = anchor_names[c] or ""
+            continue
+        fresh = [w for w in nameable[c] if not any(near_duplicate(w, t) for t in taken)]
+        words = fresh or nameable[c] or [w for w, _ in keywords[c]]
+        if mixed[c]:
+            shown = nameable[c] + [w for w, _ in keywords[c] if w not in nameable[c]]
+            names[c] = "Mixed: " + ", ".join(shown[:3] or ["no terms"])
+        else:
+            names[c] = topic_name(words)
+        taken.extend(words[:2])
     return Naming(unique_names(names), keywords, weights, ctf)
+
+
+def readable(token: str, vocab: Vocabulary) -> bool:
+    """Whether a term reads as a name: a concept, a term with Latin letters or digits
+    (product and model names), or a Chinese term of three or more characters; not a
+    common two-character word such as 编程 or 模型."""
+    if token in vocab.concepts:
+        return True
+    if not is_han(token):
+        return True
+    return len(token) >= 3
 
 
 def class_counts(counts: Any, labels: Any, k: int) -> Any:
@@ -142,12 +172,11 @@ def distinct_terms(
     return out
 
 
-def topic_name(keywords: Sequence[tuple[str, float]]) -> str:
-    """A short name from a topic's distinctive terms: the first two, capitalised."""
-    words = [k for k, _ in keywords[:2]]
+def topic_name(words: Sequence[str]) -> str:
+    """A short name from a topic's distinctive terms: the first two, capitalised, "A & B"."""
     if not words:
         return "Miscellaneous"
-    return " / ".join(w[:1].upper() + w[1:] if w[:1].islower() else w for w in words)
+    return " & ".join(w[:1].upper() + w[1:] if w[:1].islower() else w for w in words[:2])
 
 
 def unique_names(names: list[str]) -> list[str]:

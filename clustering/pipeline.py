@@ -161,6 +161,8 @@ def cluster_store(
             size=len(members[c]),
             user_named=matched.user_named[c],
             anchor=model.topic_anchors_[c],
+            cohesion=model.cohesion_[c],
+            mixed=model.mixed_[c],
         )
         for c in range(model.n_topics_)
     ]
@@ -171,10 +173,15 @@ def cluster_store(
     similar = {
         eid: [(ids[j], s) for j, s in near] for eid, near in zip(ids, model.similar_, strict=True)
     }
+    also = [
+        (eid, matched.ids[c], score)
+        for eid, rows in zip(ids, model.also_, strict=True)
+        for c, score in rows
+    ]
     say(Stage.STORE, 0.95)
     # topics and the model that places new entries land in one transaction
     saved = (tokenizer_version(), _save(model, matched.ids, ids))
-    store.replace_topics(topics, assignments, similar, model=saved)
+    store.replace_topics(topics, assignments, similar, model=saved, also=also)
     # entries imported while the model was fitting (another process) join the new topics
     assign_new(store, store.unassigned_ids())
     report.seconds[Stage.STORE] = time.perf_counter() - t1
@@ -342,7 +349,12 @@ def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> tuple[int, list
         e.id: [(saved.entry_ids[j], v) for j, v in near]
         for e, near in zip(todo, placed.similar, strict=True)
     }
-    refused = store.add_assignments(out, similar)
+    also = [
+        (e.id, saved.topic_ids[c], score)
+        for e, rows in zip(todo, placed.also, strict=True)
+        for c, score in rows
+    ]
+    refused = store.add_assignments(out, similar, also=also)
     return len(out) - len(refused), refused
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .tokenize import Tokenizer
 
 FORMAT = "topiclens-topic-model"
-VERSION = 2  # 1: saved by the pipeline before TopicModel (no parameters, no names)
+VERSION = 3  # 1: before TopicModel (no parameters, no names); 2: no cohesion, no also terms
 _SEP = "\x1f"  # between tokens (never inside one: control characters are dropped)
 
 
@@ -35,6 +35,11 @@ def dump(model: TopicModel) -> bytes:
         "anchors": model.topic_anchors_,
         "pinned": model.topic_pinned_,
         "weights": [list(w.items()) for w in model.term_weights_],
+        "cohesion": model.cohesion_,
+        "mixed": model.mixed_,
+        "topic_terms": model.topic_terms_,
+        "silhouette": model.silhouette_,
+        "spectral": model.spectral_,
     }
     empty = np.zeros((0, 0), dtype=np.float32)
     buf = io.BytesIO()
@@ -88,6 +93,11 @@ def load(cls: type[TopicModel], blob: bytes, tokenizer: Tokenizer | None) -> Top
         model.topic_anchors_ = list(record["anchors"])
         model.topic_pinned_ = list(record["pinned"])
         model.term_weights_ = [{t: float(v) for t, v in kws} for kws in record["weights"]]
+        model.cohesion_ = [float(v) for v in record["cohesion"]]
+        model.mixed_ = [bool(v) for v in record["mixed"]]
+        model.topic_terms_ = [list(ts) for ts in record["topic_terms"]]
+        model.silhouette_ = record["silhouette"]
+        model.spectral_ = bool(record["spectral"])
         model.stage_seconds_ = {}
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"a damaged topic model ({exc})") from exc

@@ -129,8 +129,8 @@ def test_names_have_no_near_duplicates():
     voc = vocabulary()
     kept = [w for w, _ in distinct_terms(ranked, voc, 5)]
     assert kept == ["kv", "缓存", "prefill"] or kept == ["kv", "prefill"]
-    assert topic_name([("prefill", 1.0), ("decode", 0.5)]) == "Prefill / Decode"
-    assert topic_name([("KV cache", 1.0)]) == "KV cache"
+    assert topic_name(["prefill", "decode"]) == "Prefill & Decode"
+    assert topic_name(["KV cache"]) == "KV cache"
 
 
 def _toy_docs() -> list[list[str]]:

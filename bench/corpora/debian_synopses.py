@@ -12,7 +12,7 @@ where it is used.
 
     python bench/corpora/debian_synopses.py [-o /tmp/topiclens-corpora/debian-crisp.jsonl]
 
-``--unfiltered`` makes the not-crisp twin used in docs/quality-findings.md
+``--unfiltered`` makes the not-crisp twin used in docs/clustering.md ("Spectral or not")
 (debian-titles: the same sections, no keyword filter, 100 synopses each, 2,000 titles):
 
     python bench/corpora/debian_synopses.py --unfiltered -o /tmp/deb/debian-synopses-2000.jsonl

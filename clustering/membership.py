@@ -1,0 +1,83 @@
+"""Which topics an entry is about besides its own: its "also" topics.
+
+An entry is also listed under a topic an anchor named when it centrally discusses that
+anchor: one of the anchor's terms weighs, in the entry's own TF-IDF row, at least
+ALSO_MIN_CENTRALITY of the entry's heaviest term, and the entry uses the anchor's terms
+more than once. A single mention of a term in a long text weighs little beside the
+text's subject, so it lists nothing. Computed by the same function for the fitted
+entries and for new ones (``TopicModel.place``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .anchors import Anchor
+from .tokenize import BIGRAM_MARK
+
+# an anchor's best term weighs at least this share of the entry's heaviest term; chosen by
+# the F1 of the four named topics on the bundled corpus's reference labels
+# (docs/clustering.md, "Also in")
+ALSO_MIN_CENTRALITY = 0.5
+ALSO_MIN_COUNT = 2  # uses of the anchor's terms: one mention is not a subject
+
+
+def anchor_term_sets(
+    anchors: Sequence[Anchor], tokenizer: Callable[[str], list[str]]
+) -> dict[str, set[str]]:
+    """Each anchor's own tokens: those of its terms that no other anchor's terms give
+    (a token two anchors share, as "gemm" from "grouped gemm" and "GEMM", tells them
+    apart for neither)."""
+    sets = {a.name: a.term_tokens(tokenizer) for a in anchors}
+    out = {}
+    for name, tokens in sets.items():
+        others = set().union(*(s for other, s in sets.items() if other != name))
+        out[name] = tokens - others
+    return out
+
+
+def centrality(tfidf: Any, counts: Any, cols: Sequence[int], top: Any) -> Any:
+    """(n,) how central the terms of columns ``cols`` are to each entry: the best of their
+    TF-IDF weights in the entry's row over ``top``, the row's heaviest word (bigram
+    features aside); 0.0 where the entry uses the terms fewer than ALSO_MIN_COUNT times."""
+    import numpy as np
+
+    if not cols:
+        return np.zeros(tfidf.shape[0])
+    best = np.asarray(tfidf[:, cols].max(axis=1).todense()).ravel()
+    uses = np.asarray(counts[:, cols].sum(axis=1)).ravel()
+    share = best / np.maximum(top, 1e-12)
+    return np.where(uses >= ALSO_MIN_COUNT, share, 0.0)
+
+
+def also_topics(
+    tfidf: Any,
+    counts: Any,
+    vocab_tokens: Sequence[str],
+    topic_terms: Sequence[Sequence[str]],
+    labels: Any,
+) -> list[list[tuple[int, float]]]:
+    """Each entry's also topics, (topic index, centrality rounded to 4 places), best
+    first: topics whose ``topic_terms`` (an anchor's own tokens; empty for a topic no
+    anchor named) are central to it, never its own topic ``labels[i]``. O(n * terms)."""
+    import numpy as np
+
+    n = tfidf.shape[0]
+    out: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    if not any(topic_terms):
+        return out
+    wanted = {t for terms in topic_terms for t in terms}
+    index = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
+    words = np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
+    top = np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
+    for c, terms in enumerate(topic_terms):
+        cols = [index[t] for t in terms if t in index]
+        if not cols:
+            continue
+        share = centrality(tfidf, counts, cols, top)
+        for i in np.flatnonzero((share >= ALSO_MIN_CENTRALITY) & (labels != c)).tolist():
+            out[i].append((c, round(float(share[i]), 4)))
+    for row in out:
+        row.sort(key=lambda p: (-p[1], p[0]))
+    return out
