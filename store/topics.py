@@ -24,12 +24,8 @@ Similar = dict[str, list[tuple[str, float]]]  # entry id -> [(other entry id, co
 Also = Sequence[tuple[str, int, float]]  # (entry id, topic id, score): also listed there
 
 TOPIC_COLUMNS = "id, name, keywords, size, user_named, anchor, cohesion, mixed"
-# an also row naming the entry's primary topic is left out (the assignments of the same
-# transaction are written first); the trigger of migration 7 lists it in topic_also_list
-INSERT_ALSO = (
-    "INSERT INTO topic_also(entry_id, topic_id, score) SELECT ?1, ?2, ?3 WHERE NOT EXISTS "
-    "(SELECT 1 FROM topic_assignments a WHERE a.entry_id = ?1 AND a.topic_id = ?2)"
-)
+# the trigger of migration 7 lists each also row in topic_also_list
+INSERT_ALSO = "INSERT INTO topic_also(entry_id, topic_id, score) VALUES (?, ?, ?)"
 
 
 def _assignment_rows(
@@ -89,10 +85,14 @@ def also_topics(db: Database, entry_id: str) -> list[Topic]:
     return [_topic(r) for r in rows]
 
 
-def _insert_also(conn: sqlite3.Connection, also: Also, live: set[int], placed: set[str]) -> None:
-    """Write the also rows whose topic is in ``live`` and whose entry is in ``placed``
-    (a row given twice: the last one)."""
-    rows = {(eid, tid): float(score) for eid, tid, score in also if tid in live and eid in placed}
+def _insert_also(conn: sqlite3.Connection, also: Also, live: set[int], placed: Assignments) -> None:
+    """Write the also rows whose topic is in ``live`` and whose entry is in ``placed``, in
+    a topic other than the one ``placed`` gives it (a row given twice: the last one)."""
+    rows = {
+        (eid, tid): float(score)
+        for eid, tid, score in also
+        if tid in live and eid in placed and placed[eid][0] != tid
+    }
     conn.executemany(INSERT_ALSO, [(eid, tid, score) for (eid, tid), score in rows.items()])
 
 
@@ -178,7 +178,7 @@ def replace(
         conn.execute("DELETE FROM topic_list")
         conn.execute(TOPIC_LIST_FILL)
         if also:
-            _insert_also(conn, also, set(kept_ids), set(assigned))
+            _insert_also(conn, also, set(kept_ids), assigned)
         if model is not None:
             put_model(conn, *model)
 
@@ -203,7 +203,7 @@ def add_assignments(
         conn.executemany(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", rows)
         # a placed entry's also rows are those given now, never its new primary topic
         conn.executemany("DELETE FROM topic_also WHERE entry_id = ?", rows)
-        _insert_also(conn, also, live, set(assigned))
+        _insert_also(conn, also, live, assigned)
         conn.execute(
             "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
             "WHERE a.topic_id = topics.id)"
