@@ -21,13 +21,20 @@ from .reading import (
     STDIN,
     STDIN_NAME,
     Line,
-    has_surrogates,
     line_problem,
     read_source,
     source_name,
     split_lines,
 )
-from .text import cell_width, derive_title, detect_language, entry_id, parse_date, preview
+from .text import (
+    cell_width,
+    derive_title,
+    detect_language,
+    entry_id,
+    has_surrogates,
+    parse_date,
+    preview,
+)
 
 # The input formats by name: ``--format`` offers these (detection picks one otherwise).
 FORMATS = SOURCE_FORMATS

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .models import Problem
+from .text import has_surrogates
 
 Line = tuple[int, str]  # (1-based line number, text without line end)
 
@@ -23,12 +24,7 @@ _CHUNK = 1 << 20
 STDIN = "-"  # the path that means standard input
 STDIN_NAME = "<stdin>"  # how problems name it
 
-_SURROGATE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
-
-
-def has_surrogates(text: str) -> bool:
-    return _SURROGATE.search(text) is not None
 
 
 def import_limit() -> int:

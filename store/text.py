@@ -72,6 +72,11 @@ def parse_date(text: str) -> str | None:
         return None
 
 
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds bytes that were not UTF-8 (read with surrogateescape)."""
+    return _SURROGATE.search(text) is not None
+
+
 def preview(text: str, width: int = 40) -> str:
     """The start of ``text`` for a message, at most ``width`` cells."""
     # a huge line is not measured whole; bytes that were not UTF-8 show as U+FFFD
