@@ -18,6 +18,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
+from .anchor_topics import split_off_rest
 from .anchors import Anchor, anchor_groups
 from .cohesion import ANCHOR_MIN_USE, MIXED_BELOW, cohesion, term_use
 from .features import (
@@ -226,6 +227,22 @@ class TopicModel(ParamsMixin):
         kept = carriers(labels, k, pin_members, pin_keys, by_share=True)
         self.topic_anchors_ = [None if g is None else names[g] for g in won]
         self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]
+        own = anchor_term_sets(self.anchors, self._tokenize)
+        if self.n_topics == "auto":  # --k N gives N topics
+            labels = split_off_rest(
+                labels,
+                self.topic_anchors_,
+                self.topic_pinned_,
+                own,
+                f.tfidf,
+                f.counts,
+                fitted.vocab,
+                x,
+            )
+        extra = int(labels.max()) + 1 - k
+        self.topic_anchors_ += [None] * extra
+        self.topic_pinned_ += [None] * extra
+        k += extra
         self.cohesion_ = cohesion(x, labels, k)
         # a topic whose entries share little is mixed, whatever anchor it carries on
         self.mixed_ = [
@@ -248,7 +265,6 @@ class TopicModel(ParamsMixin):
         naming = name_topics(
             f.counts, labels, k, fitted.vocab, self._vocabulary(), named, self.mixed_, in_names
         )
-        own = anchor_term_sets(self.anchors, self._tokenize)
         self.topic_terms_ = [sorted(own[a]) if a else [] for a in named]
         self.also_ = also_topics(f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels)
         centres = np.vstack(

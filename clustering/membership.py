@@ -37,10 +37,12 @@ def anchor_term_sets(
     return out
 
 
-def centrality(tfidf: Any, counts: Any, cols: Sequence[int], top: Any) -> Any:
+def centrality(
+    tfidf: Any, counts: Any, cols: Sequence[int], top: Any, min_count: int = ALSO_MIN_COUNT
+) -> Any:
     """(n,) how central the terms of columns ``cols`` are to each entry: the best of their
     TF-IDF weights in the entry's row over ``top``, the row's heaviest word (bigram
-    features aside); 0.0 where the entry uses the terms fewer than ALSO_MIN_COUNT times."""
+    features aside); 0.0 where the entry uses the terms fewer than ``min_count`` times."""
     import numpy as np
 
     if not cols:
@@ -48,7 +50,7 @@ def centrality(tfidf: Any, counts: Any, cols: Sequence[int], top: Any) -> Any:
     best = np.asarray(tfidf[:, cols].max(axis=1).todense()).ravel()
     uses = np.asarray(counts[:, cols].sum(axis=1)).ravel()
     share = best / np.maximum(top, 1e-12)
-    return np.where(uses >= ALSO_MIN_COUNT, share, 0.0)
+    return np.where(uses >= min_count, share, 0.0)
 
 
 def also_topics(
@@ -69,8 +71,7 @@ def also_topics(
         return out
     wanted = {t for terms in topic_terms for t in terms}
     index = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
-    words = np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
-    top = np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
+    top = heaviest_word(tfidf, vocab_tokens)
     for c, terms in enumerate(topic_terms):
         cols = [index[t] for t in terms if t in index]
         if not cols:
@@ -81,3 +82,11 @@ def also_topics(
     for row in out:
         row.sort(key=lambda p: (-p[1], p[0]))
     return out
+
+
+def heaviest_word(tfidf: Any, vocab_tokens: Sequence[str]) -> Any:
+    """(n,) the TF-IDF weight of each entry's heaviest word (bigram features aside)."""
+    import numpy as np
+
+    words = np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
+    return np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()

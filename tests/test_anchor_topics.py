@@ -1,0 +1,64 @@
+"""An anchor's cluster gives a topic of their own to its entries not about the anchor."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from topiclens.clustering.anchor_topics import split_off_rest
+
+VOCAB = ["kv", "vllm", "release", "offload", "graphics", "render"]
+TERMS = {"KV cache": {"kv"}}
+
+
+def _corpus(about: int, mention: int, coherent: bool = True):
+    """``about`` entries whose heaviest word is the anchor's, ``mention`` entries naming it
+    in passing, all in cluster 0 (the anchor's); four graphics entries in cluster 1."""
+    rows, vectors = [], []
+    rng = np.random.default_rng(0)
+    for _ in range(about):
+        rows.append([1.0, 0.1, 0, 0.6, 0, 0])
+        vectors.append([1.0, 0.1, 0, 0, 0, 0])
+    for _ in range(mention):
+        rows.append([0.1, 1.0, 0.7, 0, 0, 0])
+        vectors.append([0.1, 1.0, 0, 0, 0, 0] if coherent else rng.normal(size=6))
+    for _ in range(4):
+        rows.append([0, 0, 0, 0, 1.0, 0.8])
+        vectors.append([0, 0, 0, 0, 1.0, 0.2])
+    v = np.asarray(vectors, dtype=np.float64)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    labels = np.array([0] * (about + mention) + [1] * 4)
+    tfidf = sp.csr_matrix(np.asarray(rows))
+    counts = sp.csr_matrix((np.asarray(rows) > 0).astype(np.int64))
+    return labels, tfidf, counts, v
+
+
+def _split(labels, tfidf, counts, v, pinned=(None, None)):
+    return split_off_rest(labels, ["KV cache", None], list(pinned), TERMS, tfidf, counts, VOCAB, v)
+
+
+def test_entries_that_only_mention_the_anchor_become_their_own_topic() -> None:
+    labels, tfidf, counts, v = _corpus(about=2, mention=4)
+    out = _split(labels, tfidf, counts, v)
+    assert out[:2].tolist() == [0, 0]  # about the KV cache: the anchor keeps them
+    assert out[2:6].tolist() == [2, 2, 2, 2]  # vLLM release notes: a topic of their own
+    assert out[6:].tolist() == [1, 1, 1, 1]
+
+
+def test_a_cluster_mostly_about_its_anchor_stays_whole() -> None:
+    labels, tfidf, counts, v = _corpus(about=4, mention=3)
+    assert _split(labels, tfidf, counts, v).tolist() == labels.tolist()
+
+
+def test_a_topic_the_user_pinned_stays_whole() -> None:
+    labels, tfidf, counts, v = _corpus(about=2, mention=4)
+    assert _split(labels, tfidf, counts, v, (7, None)).tolist() == labels.tolist()
+
+
+def test_a_rest_that_shares_little_stays() -> None:
+    labels, tfidf, counts, v = _corpus(about=2, mention=4, coherent=False)
+    assert _split(labels, tfidf, counts, v).tolist() == labels.tolist()
+
+
+def test_too_small_a_rest_stays() -> None:
+    labels, tfidf, counts, v = _corpus(about=1, mention=2)
+    assert _split(labels, tfidf, counts, v).tolist() == labels.tolist()
