@@ -262,8 +262,9 @@ class TopicModel(ParamsMixin):
             for c, a in enumerate(self.topic_anchors_)
         ]
         in_names = set().union(*(terms[a] for a in named if a))
+        vocab = self._vocabulary()
         naming = name_topics(
-            f.counts, labels, k, fitted.vocab, self._vocabulary(), named, self.mixed_, in_names
+            f.counts, labels, k, fitted.vocab, vocab, named, self.mixed_, in_names, texts
         )
         self.topic_terms_ = [sorted(own[a]) if a else [] for a in named]
         self.also_ = also_topics(f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels)
@@ -272,9 +273,7 @@ class TopicModel(ParamsMixin):
         ).astype(np.float32)
         centres /= np.maximum(np.linalg.norm(centres, axis=1, keepdims=True), 1e-12)
         self.scores_ = np.einsum("ij,ij->i", xs, centres[labels])
-        self.terms_ = entry_terms(
-            f.tfidf, labels, naming.class_weights, fitted.vocab, self._vocabulary()
-        )
+        self.terms_ = entry_terms(f.tfidf, labels, naming.class_weights, fitted.vocab, vocab)
         clock.done(Stage.NAME, 0.85)
         self.similar_ = similar_pairs(near_idx, near_sim, self.n_similar)
         clock.done(Stage.SIMILAR, 0.9)

@@ -7,7 +7,7 @@ them: their class weights are zeroed before anything is shown.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,12 +40,14 @@ def name_topics(
     anchor_names: Sequence[str | None],
     mixed: Sequence[bool] | None = None,
     anchor_tokens: Collection[str] = (),
+    texts: Sequence[str] | None = None,
 ) -> Naming:
     """Name the ``k`` clusters of ``labels``: a cluster an anchor names takes the
     anchor's name (``anchor_names[c]``); a ``mixed`` one reads "Mixed: a, b, c" from its
     keywords; the others are named by their first two nameable keywords ("A & B"),
     never one of the ``anchor_tokens`` (terms of the anchors that name topics) nor a term
-    a larger topic's name already uses."""
+    a larger topic's name already uses. Given the ``texts``, a Latin term is shown as
+    they write it most often ("vLLM", "TensorRT", "CPU"), not as its folded token."""
     import numpy as np
 
     per_class = class_counts(counts, labels, k)
@@ -61,15 +63,17 @@ def name_topics(
     keywords: list[list[tuple[str, float]]] = []
     weights: list[dict[str, float]] = []
     nameable: list[list[str]] = []
+    tops = [np.argsort(-ctf[c], kind="stable")[: TOP_KEYWORDS * 4] for c in range(k)]
+    shown = {vocab_tokens[j] for order in tops for j in order}
+    forms = surface_forms(texts, [t for t in shown if t not in vocab.concepts])
     for c in range(k):
-        order = np.argsort(-ctf[c], kind="stable")[: TOP_KEYWORDS * 4]
-        ranked = [(vocab_tokens[j], float(ctf[c, j])) for j in order if ctf[c, j] > 0]
+        ranked = [(vocab_tokens[j], float(ctf[c, j])) for j in tops[c] if ctf[c, j] > 0]
         weights.append(dict(ranked[:TOP_WEIGHTS]))
-        keywords.append(distinct_terms(ranked, vocab, TOP_KEYWORDS))
+        keywords.append(distinct_terms(ranked, vocab, TOP_KEYWORDS, forms))
         # a topic named from its terms never takes an anchor's term another topic is
         # named by: "Interconnects" beside "Communication & NVSwitch" tells a reader nothing
         own = [(t, w) for t, w in ranked if t not in anchor_tokens and readable(t, vocab)]
-        nameable.append([label for label, _ in distinct_terms(own, vocab, TOP_KEYWORDS)])
+        nameable.append([label for label, _ in distinct_terms(own, vocab, TOP_KEYWORDS, forms)])
     names: list[str] = [""] * k
     sizes = np.bincount(labels, minlength=k)
     # larger topics choose first; a smaller one sharing a term takes its next terms
@@ -157,13 +161,17 @@ def near_duplicate(a: str, b: str) -> bool:
 
 
 def distinct_terms(
-    ranked: Sequence[tuple[str, float]], vocab: Vocabulary, limit: int
+    ranked: Sequence[tuple[str, float]],
+    vocab: Vocabulary,
+    limit: int,
+    forms: Mapping[str, str] | None = None,
 ) -> list[tuple[str, float]]:
-    """Up to ``limit`` of the ``ranked`` (token, weight) as display terms, best first,
-    leaving out any that is a near duplicate of one already taken."""
+    """Up to ``limit`` of the ``ranked`` (token, weight) as display terms (``forms``
+    first, then the vocabulary's), best first, leaving out any that is a near duplicate
+    of one already taken."""
     out: list[tuple[str, float]] = []
     for token, weight in ranked:
-        label = vocab.display(token)
+        label = (forms or {}).get(token) or vocab.display(token)
         if any(near_duplicate(label, taken) for taken, _ in out):
             continue
         out.append((label, weight))
@@ -172,11 +180,45 @@ def distinct_terms(
     return out
 
 
+def surface_forms(texts: Sequence[str] | None, tokens: Collection[str]) -> dict[str, str]:
+    """For each lower-case Latin token (``vllm``), the form the ``texts`` write it in most
+    often when that form has capitals (``vLLM``), capitals winning a tie; one regex pass
+    over the texts."""
+    import re
+    from collections import Counter
+
+    latin = sorted((t for t in tokens if t.isascii() and t.islower() and len(t) > 1), key=len)
+    if not texts or not latin:
+        return {}
+    pattern = re.compile(
+        r"(?<![A-Za-z0-9])("
+        + "|".join(re.escape(t) for t in reversed(latin))
+        + r")(?![A-Za-z0-9])",
+        re.IGNORECASE,
+    )
+    seen: Counter[str] = Counter()
+    for text in texts:
+        seen.update(pattern.findall(text))
+    total: Counter[str] = Counter()
+    for form, count in seen.items():
+        total[form.lower()] += count
+    best: dict[str, tuple[int, bool, str]] = {}
+    for form, count in seen.items():
+        # a capital only at the start may just start a sentence: it needs most uses
+        if form[1:].islower() and count * 2 <= total[form.lower()]:
+            continue
+        # the commonest form; of two as common, the one with capitals ("CPU", "cpu")
+        rank = (count, form != form.lower(), form)
+        best[form.lower()] = max(best.get(form.lower(), rank), rank)
+    return {t: form for t, (_, _, form) in best.items() if form != t}
+
+
 def topic_name(words: Sequence[str]) -> str:
-    """A short name from a topic's distinctive terms: the first two, capitalised, "A & B"."""
+    """A short name from a topic's distinctive terms: the first two, "A & B", each
+    capitalised unless it has capitals of its own ("vLLM" stays)."""
     if not words:
         return "Miscellaneous"
-    return " & ".join(w[:1].upper() + w[1:] if w[:1].islower() else w for w in words[:2])
+    return " & ".join(w[:1].upper() + w[1:] if w.islower() else w for w in words[:2])
 
 
 def unique_names(names: list[str]) -> list[str]:

@@ -62,3 +62,26 @@ def test_a_rest_that_shares_little_stays() -> None:
 def test_too_small_a_rest_stays() -> None:
     labels, tfidf, counts, v = _corpus(about=1, mention=2)
     assert _split(labels, tfidf, counts, v).tolist() == labels.tolist()
+
+
+def test_latin_terms_show_as_the_texts_write_them() -> None:
+    from topiclens.clustering.naming import surface_forms, topic_name
+
+    texts = [
+        "vLLM on a CPU",
+        "the vLLM engine and TensorRT",
+        "vllm-metal",
+        "Graphics, cpu and graphics",
+        "Kubernetes and Kubernetes or kubernetes",
+    ]
+    words = ["vllm", "tensorrt", "cpu", "graphics", "kubernetes", "absent"]
+    # "Graphics" only starts a sentence; "Kubernetes" is how most uses write it
+    assert surface_forms(texts, words) == {
+        "vllm": "vLLM",
+        "tensorrt": "TensorRT",
+        "cpu": "CPU",
+        "kubernetes": "Kubernetes",
+    }
+    assert surface_forms(None, ["vllm"]) == {}
+    assert topic_name(["video", "vLLM"]) == "Video & vLLM"
+    assert topic_name(["flame graphs", "CPU"]) == "Flame graphs & CPU"
