@@ -375,12 +375,10 @@ class MainScreen(SortFilterActions, Screen[None]):
     def set_read(self, entry_id: str, read: bool) -> None:
         self.store.set_read(entry_id, read)
         self.read = self.read | {entry_id} if read else self.read - {entry_id}
-        self.load_detail(entry_id)  # first: the unread count is its topic's
-        topic = self.detail.topic if self.detail is not None else None
-        if entry_id != self.entry_list.current_id:  # a similar entry's: the shown one stays
-            self.load_detail(self.entry_list.current_id)
-        if topic is not None:
-            tid = topic.id
+        self.load_detail(self.entry_list.current_id or entry_id)  # a similar one's: it stays
+        assignment = self.store.assignment(entry_id)  # the unread count is its topic's
+        if assignment is not None and any(t.id == assignment[0] for t in self.topics):
+            tid = assignment[0]
             self.unread[tid] = max(0, self.unread.get(tid, 0) + (-1 if read else 1))
             self.show_topics(self.view)
 

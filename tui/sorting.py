@@ -8,6 +8,9 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from textual.worker import Worker
+
+from .first_start import GROUP as FIRST_START
 from .model import Row, Rows, View
 from .views import DEFAULT_SORT, SORTS, RowFilter, arrange_rows, date_problem
 
@@ -164,6 +167,7 @@ class SortFilterActions:
     def restore_state(self) -> None:
         """The last session's view, entry, unread-only, sort and filter (one meta row, read
         before the first rows, so the first frame is already the remembered one)."""
+        self.call_after_refresh(self._count_entries)  # after the first frame: a count
         try:
             state = json.loads(self.store.get_meta(STATE_KEY) or "{}")
         except ValueError:
@@ -181,7 +185,6 @@ class SortFilterActions:
         sort = state.get("sort")
         self.sort = sort if isinstance(sort, str) and sort in SORTS else DEFAULT_SORT
         self.row_filter = filter_from_json(state.get("filter"))
-        self.call_after_refresh(self._count_entries)
 
     def save_state(self) -> None:
         """Write the reader's place to the store (on leaving, and when sort or filter change)."""
@@ -215,6 +218,12 @@ class SortFilterActions:
 
     def _count_entries(self) -> None:
         if self._known_entries is None:
+            self._known_entries = self.store.count_entries()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Entries this reader imported itself (a first start) are not "new from another
+        process": the count starts again once its grouping worker ends."""
+        if event.worker.group == FIRST_START and event.worker.is_finished:
             self._known_entries = self.store.count_entries()
 
     def store_changed_toast(self) -> None:
