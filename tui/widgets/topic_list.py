@@ -23,7 +23,6 @@ TOPIC_ROW_HELP = (
     f"A topic's row: its name, how many entries it holds, and how many of them are unread "
     f"({UNREAD_MARK}). Bookmarks and a search sit above the topics."
 )
-NO_BOOKMARKS = "Bookmarks: none yet (b)"  # the row kept for them before the first one
 
 
 class TopicItem(NamedTuple):
@@ -71,6 +70,15 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
         (counts, "muted"),
         (unread, "bold"),
     ]
+
+
+def bookmarks_placeholder(width: int, columns: tuple[int, int]) -> ListLine:
+    """The Bookmarks row before the first bookmark: greyed, 0, not a cursor stop."""
+    size_w, unread_w = columns
+    count = f" {0:>{size_w}}"
+    pad = " " * (unread_w + 2) if unread_w else ""
+    room = max(4, width - 1 - cell_width(count + pad))
+    return [(" ", ""), (fit_line("Bookmarks", room), "muted-italic"), (count, "muted"), (pad, "")]
 
 
 class TopicList(CursorList):
@@ -178,7 +186,7 @@ class TopicList(CursorList):
             if line == self._separator:
                 parts = [("─" * width, "separator")]
             elif line == self._placeholder:
-                parts = [(" ", ""), (fit_line(NO_BOOKMARKS, max(1, width - 1)), "muted-italic")]
+                parts = bookmarks_placeholder(width, self._columns)
             else:
                 item = self._items[self.item_at(line) or 0]
                 parts = topic_line(item, width, self._columns)
