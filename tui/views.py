@@ -154,24 +154,18 @@ def date_problem(text: str) -> str | None:
     return f"“{text}” is not a date: write YYYY-MM or YYYY-MM-DD"
 
 
-def _newest_first(row: Row) -> tuple[bool, str]:
-    return (row[3] is None, "" if row[3] is None else _invert(row[3]))
-
-
-def _invert(date: str) -> str:
-    # dates are digits and dashes: inverting each digit sorts them newest first with a
-    # key, so a second key (source, title) can still run ascending in the same sort
-    return date.translate(_INVERTED)
-
-
-_INVERTED = str.maketrans("0123456789", "9876543210")
+def _date(row: Row) -> str:
+    return row[3] or ""  # undated rows sort last, newest first
 
 
 def sort_rows(rows: list[Row], sort: str) -> list[Row]:
     """``rows`` in the order of ``sort``. By date they stay in the store's order: a topic's
-    newest first, bookmarks newest bookmark first, search results best match first."""
+    newest first, bookmarks newest bookmark first, search results best match first. By
+    source, newest first within a source: two stable sorts on one plain key each, several
+    times faster than one sort on a tuple key."""
     if sort == "source":
-        return sorted(rows, key=lambda r: (r[2].casefold(), *_newest_first(r)))
+        newest = sorted(rows, key=_date, reverse=True)
+        return sorted(newest, key=lambda r: r[2].casefold())
     if sort == "title":
         return sorted(rows, key=lambda r: r[1].casefold())
     return rows
