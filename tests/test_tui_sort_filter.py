@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tui import run, settle
+from test_tui import hostile_store as hostile_store  # the fixture, re-exported
+from test_tui import run, screen_lines, settle
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, Input, Label, OptionList, Select
+from textual.widgets import Checkbox, Input, Label, OptionList, Select, TextArea
 from topiclens.store import Store
+from topiclens.store.text import terminal_line
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import Row, View
@@ -281,3 +283,34 @@ def test_a_state_it_cannot_read_starts_afresh(reader_store: Path):
         assert s.entry_list.cursor == 0
 
     run(reader_store, stale)
+
+
+def test_hostile_sources_and_notes_reach_no_dialog_as_markup_or_control(
+    hostile_store: Path,
+):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        hostile = next(r[2] for r in s.entry_list.rows if "[/]" in r[2])
+        await pilot.press("f")
+        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one("#filter-source", Select).value = hostile
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert "\x1b" not in shown and "\x07" not in shown
+        await pilot.click("#filter-apply")
+        await pilot.pause()
+        assert app.screen is s and [r[2] for r in s.entry_list.rows] == [hostile]
+        # the subtitle shows the name as written, cleaned, never parsed
+        await pilot.pause()
+        name = terminal_line(hostile)
+        assert "[/]" in name and any(f"source {name}" in line for line in screen_lines(app))
+        await pilot.press("f", "ctrl+r")
+        s.jump_to_entry(f"{0:016x}")  # its note holds an OSC 52 sequence and markup
+        await settle(pilot)
+        await pilot.press("N")
+        await pilot.pause()
+        text = app.screen.query_one("#note-input", TextArea).text
+        assert "\x1b" not in text and "[/] [b]x\nline two" in text
+        assert all("\x1b" not in line for line in screen_lines(app))
+
+    run(hostile_store, scenario)
