@@ -243,7 +243,7 @@ def test_note_edits_the_bookmark_note(reader_store: Path):
         await pilot.pause()
         assert isinstance(app.screen, NoteScreen)
         entry_id = s.entry_list.rows[1][0]
-        await pilot.press(*"read later", "enter")
+        await pilot.press(*"read later", "ctrl+s")  # Enter is a new line
         await pilot.pause()
         assert app.screen is s
         with Store(reader_store) as store:

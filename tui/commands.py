@@ -174,6 +174,15 @@ MAIN: tuple[Command, ...] = (
         footer=True,
     ),
     Command("refresh", "R,f5", "Refresh", "Reload topics and entries from the store", "refresh"),
+    # sort and filter the entry list (issue 14; tui/sorting.py)
+    Command("sort", "s", "Sort", "Sort the entries by date, source or title", "sort"),
+    Command(
+        "filter",
+        "f",
+        "Filter",
+        "Filter the entries: one source, a date range, unread only, bookmarked only",
+        "filter",
+    ),
 )
 
 # The whole app.
@@ -206,5 +215,12 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "confirm-yes",
         "confirm-no",
         "export-cancel",
+        # sort, filter, notes, overview ends (issue 14)
+        "sort-cancel",
+        "filter-cancel",
+        "filter-clear",
+        "note-save",
+        "overview-first",
+        "overview-last",
     }
 )

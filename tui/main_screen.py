@@ -21,12 +21,13 @@ from .first_start import GROUP as FIRST_START
 from .first_start import FirstStart
 from .model import Detail, Rows, View
 from .row_loader import RowLoader
+from .sorting import SortFilterActions
 from .stepping import step_entry
 from .views import empty_text, first_topic, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 
-class MainScreen(Screen[None]):
+class MainScreen(SortFilterActions, Screen[None]):
     """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(MAIN)
@@ -83,6 +84,7 @@ class MainScreen(Screen[None]):
         similar.border_title = "Similar entries"
         similar.data_bind(MainScreen.detail)
         self._version = self.store.external_changes()
+        self.restore_state()  # the last session's place, sort and filter
         self.reload()  # the first frame shows the first entry in full (_rows_ready)
         if self.cluster and not self.topics:
             empty = not self.store.count_entries()
@@ -158,15 +160,11 @@ class MainScreen(Screen[None]):
         if view.kind == "search" and self._search_count != len(rows):
             self._search_count = len(rows)
             self.show_topics(view)
-        if self.unread_only:
-            shown = [r for r in rows if r[0] not in self.read or r[0] == keep]
-            own = len(rows) - also
-            also = sum(1 for r in rows[own:] if r[0] not in self.read or r[0] == keep)
-            rows = shown
+        (rows, also), keep = self.arranged_rows(view, found, keep)  # sort, filter (sorting.py)
         entries = self.entry_list
-        entries.empty_text = empty_text(view, self.unread_only)
+        entries.empty_text = empty_text(view, self.unread_only, self.row_filter.active)
         entries.border_title = literal(view_title(view, len(rows), self.topics, also))
-        entries.border_subtitle = "unread only (u shows all)" if self.unread_only else ""
+        entries.border_subtitle = literal(self.list_subtitle())
         entries.show_rows(rows, keep, also=also)
         # the entry under the cursor is loaded here, in the same turn of the event loop as
         # the rows, not on the list's Highlighted message: the rows and their first entry
@@ -218,7 +216,7 @@ class MainScreen(Screen[None]):
             self._version = version
             self.reload()
             self.load_detail(self.entry_list.current_id)
-            self.notify("The store changed elsewhere: topics and entries reloaded.")
+            self.store_changed_toast()  # one toast, with the count of new entries
 
     @on(TopicList.Chosen)
     def _topic_chosen(self, event: TopicList.Chosen) -> None:
@@ -283,6 +281,9 @@ class MainScreen(Screen[None]):
         step_entry(self, step)
 
     def _current(self) -> str | None:
+        similar = self.query_one(SimilarList)
+        if self.focused is similar and similar.current_id is not None:
+            return similar.current_id  # b, N, r act on the highlighted similar entry
         return self.detail.entry.id if self.detail is not None else None
 
     def _need_entry(self) -> str | None:
@@ -303,15 +304,16 @@ class MainScreen(Screen[None]):
     def _bookmarks_changed(self, entry_id: str) -> None:
         self.bookmarks = frozenset(self.store.bookmark_ids())
         self.show_topics(self.view)
-        self.load_detail(entry_id)
+        self.load_detail(self.entry_list.current_id or entry_id)  # the shown entry stays
 
     def action_edit_note(self) -> None:
         entry_id = self._need_entry()
-        if entry_id is None or self.detail is None:
+        entry = self.store.entry(entry_id) if entry_id is not None else None
+        if entry is None:
             return
         from .screens.note import NoteScreen
 
-        note = self.detail.note
+        note = self.store.note(entry.id)
 
         def save(text: str | None) -> None:
             if text is None:
@@ -320,7 +322,7 @@ class MainScreen(Screen[None]):
             self._bookmarks_changed(entry_id)
             self.notify("Note saved." if text else "Note cleared.", timeout=2)
 
-        self.app.push_screen(NoteScreen(self.detail.entry.title, note), save)
+        self.app.push_screen(NoteScreen(entry.title, note), save)
 
     def action_show_bookmarks(self) -> None:
         if not self.bookmarks:
@@ -373,17 +375,12 @@ class MainScreen(Screen[None]):
     def set_read(self, entry_id: str, read: bool) -> None:
         self.store.set_read(entry_id, read)
         self.read = self.read | {entry_id} if read else self.read - {entry_id}
-        self.load_detail(entry_id)  # first: the unread count is its topic's
-        if self.detail is not None and self.detail.topic is not None:
-            tid = self.detail.topic.id
+        self.load_detail(self.entry_list.current_id or entry_id)  # a similar one's: it stays
+        assignment = self.store.assignment(entry_id)  # the unread count is its topic's
+        if assignment is not None and any(t.id == assignment[0] for t in self.topics):
+            tid = assignment[0]
             self.unread[tid] = max(0, self.unread.get(tid, 0) + (-1 if read else 1))
             self.show_topics(self.view)
-
-    def action_unread_only(self) -> None:
-        self.unread_only = not self.unread_only
-        if self.view is not None:
-            self.show_view(self.view, keep=self.entry_list.current_id, wait=True)
-        self.notify("Unread entries only." if self.unread_only else "All entries.", timeout=2)
 
     def action_export(self) -> None:
         from .screens.export import ExportScreen

@@ -3,11 +3,14 @@ their titles, and the rows of visited topics kept in memory."""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from topiclens.store import Store, Topic
 
-from .model import Rows, View
+from .model import Row, Rows, View
 
 # rows of visited topics kept in memory, least recently shown dropped first: 150,000
 # rows (every topic of a 100,000-entry store) take about 40 MB, and going back to a
@@ -80,10 +83,106 @@ def view_title(view: View, n: int, topics: list[Topic], also: int = 0) -> str:
     return f"{title} + {also} also here" if also else title
 
 
-def empty_text(view: View, unread_only: bool) -> str:
-    """What the entry list says when the view has no entries."""
+def empty_text(view: View, unread_only: bool, filtered: bool = False) -> str:
+    """What the entry list says when the view has no entries (``filtered``: a filter of
+    the ``f`` dialog hides some)."""
+    if filtered:
+        return "No entry here passes the filter: f changes it."
     if view.kind == "topic":
         return "No unread entries in this topic." if unread_only else "Empty topic."
     if view.kind == "bookmarks":
         return "No bookmarks: press b on an entry."
     return "Nothing matches."
+
+
+# --- sort and filter (the `s` and `f` keys) -------------------------------------------
+
+SORTS: dict[str, str] = {
+    "date": "Date, newest first (bookmarks by when marked, a search best match first)",
+    "source": "Source, then newest first",
+    "title": "Title, A to Z",
+}
+DEFAULT_SORT = "date"
+DATE_FORMAT = re.compile(r"\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?")
+
+
+@dataclass(frozen=True, slots=True)
+class RowFilter:
+    """Which rows the entry list keeps besides unread-only (the screen's own state, which
+    ``u`` toggles too): one source, a date range (``since``/``until`` as 'YYYY-MM' or
+    'YYYY-MM-DD', both ends included) and bookmarked only. The empty filter keeps all."""
+
+    source: str | None = None
+    since: str = ""
+    until: str = ""
+    bookmarked: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self != RowFilter()
+
+    def keeps(self, row: Row, bookmarks: frozenset[str]) -> bool:
+        _id, _title, source, date = row
+        if self.source is not None and source != self.source:
+            return False
+        if self.since and (date is None or date[: len(self.since)] < self.since):
+            return False
+        if self.until and (date is None or date[: len(self.until)] > self.until):
+            return False
+        return not self.bookmarked or _id in bookmarks
+
+    def describe(self) -> list[str]:
+        """The filter's parts as the entry list's subtitle names them."""
+        parts = []
+        if self.source is not None:
+            parts.append(f"source {self.source or '(none)'}")
+        if self.since and self.until:
+            parts.append(f"{self.since} to {self.until}")
+        elif self.since:
+            parts.append(f"since {self.since}")
+        elif self.until:
+            parts.append(f"until {self.until}")
+        if self.bookmarked:
+            parts.append("bookmarked")
+        return parts
+
+
+def date_problem(text: str) -> str | None:
+    """Why ``text`` is not a date the filter takes (None: it is, or it is empty)."""
+    if not text or DATE_FORMAT.fullmatch(text):
+        return None
+    return f"“{text}” is not a date: write YYYY-MM or YYYY-MM-DD"
+
+
+def _date(row: Row) -> str:
+    return row[3] or ""  # undated rows sort last, newest first
+
+
+def sort_rows(rows: list[Row], sort: str) -> list[Row]:
+    """``rows`` in the order of ``sort``. By date they stay in the store's order: a topic's
+    newest first, bookmarks newest bookmark first, search results best match first. By
+    source, newest first within a source: two stable sorts on one plain key each, several
+    times faster than one sort on a tuple key."""
+    if sort == "source":
+        newest = sorted(rows, key=_date, reverse=True)
+        return sorted(newest, key=lambda r: r[2].casefold())
+    if sort == "title":
+        return sorted(rows, key=lambda r: r[1].casefold())
+    return rows
+
+
+def arrange_rows(
+    rows: list[Row],
+    also: int,
+    *,
+    sort: str,
+    keep_row: Callable[[Row], bool] | None,
+) -> Rows:
+    """A view's rows sorted (own rows and "also here" rows each in their own group) and
+    filtered by ``keep_row`` (None keeps every row)."""
+    own, others = rows[: len(rows) - also], rows[len(rows) - also :]
+    if keep_row is not None:
+        own = [r for r in own if keep_row(r)]
+        others = [r for r in others if keep_row(r)]
+    own, others = sort_rows(own, sort), sort_rows(others, sort)
+    return Rows(own + others if others else own, len(others))

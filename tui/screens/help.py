@@ -14,6 +14,7 @@ from textual.widgets import Static
 from ..commands import BY_SECTION, Command
 from ..display import terminal_line
 from ..keymap import keymap_path
+from ..widgets.topic_list import TOPIC_ROW_HELP
 from ..wrap import wrap_cells
 from . import DIALOG_CSS
 
@@ -77,6 +78,9 @@ class HelpScreen(ModalScreen[None]):
                 "and “jump to topic”"
             )
         )
+        legend = wrap_cells(TOPIC_ROW_HELP, max(20, width - indent))  # the topic row's numbers
+        parts.append(Content.from_markup("  [b $accent]topic rows[/]       $line", line=legend[0]))
+        parts += [Content(" " * indent + line) for line in legend[1:]]
         parts.append(Content(""))
         parts.append(
             Content.from_markup(

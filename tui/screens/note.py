@@ -1,4 +1,4 @@
-"""Edit a bookmark's note."""
+"""Write an entry's note: several lines, kept apart from the bookmark flag."""
 
 from __future__ import annotations
 
@@ -7,21 +7,26 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Button, Label, TextArea
 
-from ..display import literal, terminal_line
+from ..display import literal, terminal_text
 from . import DIALOG_CSS
 
 
 class NoteScreen(ModalScreen[str | None]):
-    """Edit a bookmark's note: Enter saves, Escape cancels."""
+    """Write an entry's note: Enter starts a new line, ctrl+s (or Save) saves, Escape
+    cancels. Answers the note without its blank edges, or None when cancelled."""
 
     CSS_PATH = DIALOG_CSS
+    DEFAULT_CSS = """
+    NoteScreen #note-input { height: 8; min-height: 3; width: 1fr; margin-bottom: 1; }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="note-cancel")
+        Binding("escape", "cancel", "Cancel", id="note-cancel"),
+        Binding("ctrl+s", "save", "Save", id="note-save", priority=True),
     ]
 
     def __init__(self, title: str, note: str) -> None:
@@ -33,14 +38,26 @@ class NoteScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Note"
             yield Label(literal(self.entry_title), classes="dialog-subject")
-            yield Input(
-                terminal_line(self.note), placeholder="A note for this bookmark", id="note-input"
+            # line breaks kept, control characters out: a TextArea shows text, never markup
+            yield TextArea(
+                terminal_text(self.note), id="note-input", soft_wrap=True, tab_behavior="focus"
             )
-            yield Label("Enter saves · Escape cancels", classes="dialog-hint")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save", id="note-save", variant="primary")
+                yield Button("Cancel", id="note-cancel")
+            yield Label(
+                "Enter starts a new line · ctrl+s saves · Escape cancels", classes="dialog-hint"
+            )
 
-    @on(Input.Submitted)
-    def _save(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip())
+    def on_mount(self) -> None:
+        area = self.query_one("#note-input", TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
 
+    @on(Button.Pressed, "#note-save")
+    def action_save(self) -> None:
+        self.dismiss(self.query_one("#note-input", TextArea).text.strip())
+
+    @on(Button.Pressed, "#note-cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -73,6 +73,26 @@ def field_lines(label: str, value: str, width: int) -> list[Content]:
     return [first, *(Content(" " * indent + line) for line in lines[1:])]
 
 
+class TopicOptions(OptionList):
+    """The overview's list: down and up stop at the ends instead of wrapping around."""
+
+    def _step(self, step: int) -> None:
+        if self.highlighted is None:
+            self.action_first()
+            return
+        target = self.highlighted + step
+        while 0 <= target < self.option_count and self.options[target].disabled:
+            target += step
+        if 0 <= target < self.option_count:
+            self.highlighted = target
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def action_cursor_up(self) -> None:
+        self._step(-1)
+
+
 class OverviewScreen(Screen[int | None]):
     """Every topic with its id (what the command line takes), its size as a bar, its
     cohesion (mixed topics marked), top keywords, sources and entries by month."""
@@ -83,6 +103,8 @@ class OverviewScreen(Screen[int | None]):
         Binding("escape,o,q", "close", "Back", id="overview-close"),
         Binding("j", "down", show=False, id="overview-down"),
         Binding("k", "up", show=False, id="overview-up"),
+        Binding("g", "first", show=False, id="overview-first"),
+        Binding("G", "last", show=False, id="overview-last"),
     ]
 
     def __init__(self, store: Store, topics: list[Topic]) -> None:
@@ -95,7 +117,7 @@ class OverviewScreen(Screen[int | None]):
 
     def compose(self) -> ComposeResult:
         yield Label("", id="overview-title")
-        yield OptionList(id="overview")
+        yield TopicOptions(id="overview")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -181,3 +203,9 @@ class OverviewScreen(Screen[int | None]):
 
     def action_up(self) -> None:
         self.query_one(OptionList).action_cursor_up()
+
+    def action_first(self) -> None:
+        self.query_one(OptionList).action_first()
+
+    def action_last(self) -> None:
+        self.query_one(OptionList).action_last()

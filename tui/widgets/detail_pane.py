@@ -43,6 +43,10 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
         ("", "", "  ".join(marks), "accent"),
         ("", "", "", ""),
     ]
+    # the user's own words come first, under the title, where they are seen at once
+    if d.bookmark is not None or d.note:
+        note = terminal_text(d.note) or "(no note: press N to write one)"
+        out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
     if e.summary:
         out += [("", "", terminal_text(e.summary), ""), ("", "", "", "")]
     if e.comment:
@@ -61,9 +65,6 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
         out.append(("also in: ", "muted", ", ".join(line(t.name) for t in d.also), ""))
     if d.topic is not None or d.also:
         out.append(("", "", "", ""))
-    if d.bookmark is not None or d.note:
-        note = terminal_text(d.note) or "(no note: press N to write one)"
-        out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
     return out
 
 

@@ -57,6 +57,7 @@ class SimilarList(CursorList):
         self._rows: list[Row] = []
         self._lines: list[ListLine] = []
         self._lines_width = -1
+        self._shown: str | None = None  # the entry whose similar entries these are
 
     @property
     def item_count(self) -> int:
@@ -66,10 +67,20 @@ class SimilarList(CursorList):
     def line_count(self) -> int:
         return max(1, len(self._rows))  # "No similar entries." when there are none
 
+    @property
+    def current_id(self) -> str | None:
+        """The highlighted similar entry (b, N and r act on it while this list has focus)."""
+        cursor = self.cursor
+        return self._rows[cursor][0] if cursor is not None and cursor < len(self._rows) else None
+
     def watch_detail(self, detail: Detail | None) -> None:
+        shown = detail.entry.id if detail is not None else None
+        # the same entry again (its bookmark or read state changed): the cursor stays
+        cursor = self.cursor if shown == self._shown and self.cursor is not None else 0
+        self._shown = shown
         self._rows = [row for row, _score in detail.similar] if detail is not None else []
         self._lines_width = -1
-        self.content_changed(0 if self._rows else None)
+        self.content_changed(cursor if self._rows else None)
 
     def line_styles(self) -> dict[str, Style]:
         return list_styles(self)

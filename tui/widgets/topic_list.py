@@ -17,6 +17,12 @@ from ..model import View
 from .cursor_list import CursorList, ListLine
 
 UNREAD_MARK = "●"
+# what the two numbers on a topic row are (the pane's subtitle, its tooltip, the help)
+TOPIC_ROW_LEGEND = f"entries · unread {UNREAD_MARK}"
+TOPIC_ROW_HELP = (
+    f"A topic's row: its name, how many entries it holds, and how many of them are unread "
+    f"({UNREAD_MARK}). Bookmarks and a search sit above the topics."
+)
 
 
 class TopicItem(NamedTuple):
@@ -66,9 +72,19 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
     ]
 
 
+def bookmarks_placeholder(width: int, columns: tuple[int, int]) -> ListLine:
+    """The Bookmarks row before the first bookmark: greyed, 0, not a cursor stop."""
+    size_w, unread_w = columns
+    count = f" {0:>{size_w}}"
+    pad = " " * (unread_w + 2) if unread_w else ""
+    room = max(4, width - 1 - cell_width(count + pad))
+    return [(" ", ""), (fit_line("Bookmarks", room), "muted-italic"), (count, "muted"), (pad, "")]
+
+
 class TopicList(CursorList):
-    """Topics, with a Bookmarks and a Search pseudo-topic above them when they apply (and
-    a separator line under those)."""
+    """Topics, with a Search pseudo-topic above them while searching, then the Bookmarks
+    row (kept, greyed, before the first bookmark, so the first one shifts nothing), and a
+    separator line under those."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "cursor-list--cursor",
@@ -88,7 +104,10 @@ class TopicList(CursorList):
         super().__init__(**kwargs)
         self._items: list[TopicItem] = []
         self._keys: dict[str, int] = {}
-        self._separator: int | None = None  # the line under the pseudo-topics
+        self._separator = 0  # the line under the pseudo-topics
+        self._placeholder: int | None = None  # the Bookmarks row while there are none
+        self._line_items: list[int | None] = []  # the item on each line (None: no item)
+        self._item_lines: list[int] = []
         self._columns = (1, 0)
         self._lines: dict[int, ListLine] = {}  # built once per width, when first drawn
         self._lines_width = 0
@@ -99,23 +118,33 @@ class TopicList(CursorList):
 
     @property
     def line_count(self) -> int:
-        return len(self._items) + (self._separator is not None)
+        return len(self._line_items)
 
     def line_of(self, item: int) -> int:
-        return item + (self._separator is not None and item >= self._separator)
+        return self._item_lines[item] if 0 <= item < len(self._item_lines) else item
 
     def item_at(self, line: int) -> int | None:
-        if line == self._separator:
-            return None
-        index = line - (self._separator is not None and line > self._separator)
-        return index if 0 <= index < len(self._items) else None
+        return self._line_items[line] if 0 <= line < len(self._line_items) else None
+
+    def on_mount(self) -> None:
+        self.border_subtitle = TOPIC_ROW_LEGEND
+        self.tooltip = TOPIC_ROW_HELP
 
     def show(self, items: list[TopicItem], current: View | None) -> None:
         """Show ``items``, keeping the cursor on ``current``."""
         self._items = items
         self._keys = {item.view.key: i for i, item in enumerate(items)}
         pseudo = sum(1 for i in items if i.view.kind != "topic")
-        self._separator = pseudo or None
+        lines: list[int | None] = list(range(pseudo))
+        self._placeholder = None
+        if not any(i.view.kind == "bookmarks" for i in items):
+            self._placeholder = len(lines)
+            lines.append(None)
+        self._separator = len(lines)
+        lines.append(None)
+        lines += range(pseudo, len(items))
+        self._line_items = lines
+        self._item_lines = [n for n, i in enumerate(lines) if i is not None]
         # the counts line up in two right-aligned columns, as wide as the widest number
         self._columns = (
             max((len(str(i.size)) for i in items), default=1),
@@ -156,6 +185,8 @@ class TopicList(CursorList):
         if parts is None:
             if line == self._separator:
                 parts = [("─" * width, "separator")]
+            elif line == self._placeholder:
+                parts = bookmarks_placeholder(width, self._columns)
             else:
                 item = self._items[self.item_at(line) or 0]
                 parts = topic_line(item, width, self._columns)
