@@ -20,13 +20,14 @@ from .display import literal, terminal_line
 from .first_start import GROUP as FIRST_START
 from .first_start import FirstStart
 from .model import Detail, Rows, View
+from .reading_loop import ReadingLoopActions
 from .row_loader import RowLoader
 from .stepping import step_entry
 from .views import empty_text, first_topic, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ReadingLoopActions, Screen[None]):
     """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(MAIN)
@@ -53,9 +54,8 @@ class MainScreen(Screen[None]):
         self.first_start = FirstStart(self)
 
     def compose(self) -> ComposeResult:
-        # no containers: the topics dock on the left and the right-hand panes stack in
-        # the screen's own vertical layout (two fewer widgets to style, lay out and
-        # composite on every frame)
+        # no containers: the topics dock on the left, the right-hand panes stack in the
+        # screen's vertical layout (two fewer widgets to style, lay out and composite)
         yield TopicList(id="topics")
         yield EntryList(id="entries")
         yield DetailPane(id="detail")
