@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import stat
 import webbrowser
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from topiclens.store.text import entry_id as make_id
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
-from topiclens.tui.reading_loop import MIN_HEIGHT, MIN_WIDTH
+from topiclens.tui.reading_loop import MIN_HEIGHT, MIN_WIDTH, in_terminal
 from topiclens.tui.widgets.topic_list import TopicItem
 
 URL = "https://example.org/speculative?q=投机&x=1"
@@ -86,6 +88,49 @@ def test_open_link_runs_the_browser_from_browser_env(reader_store: Path, fake_br
         assert not any("No browser" in t for t in toasts(app))
 
     run(reader_store, scenario)
+
+
+def test_a_terminal_browser_gets_the_terminal_while_it_runs(
+    reader_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    linked = add_entry(reader_store, URL)
+    out = tmp_path / "lynx-opened.txt"
+    lynx = tmp_path / "bin" / "lynx"  # named as the terminal browser it stands for
+    lynx.parent.mkdir()
+    lynx.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{out}"\n', encoding="utf-8")
+    lynx.chmod(lynx.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("BROWSER", str(lynx))
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    seen: list[str] = []
+
+    @contextmanager
+    def suspend() -> Iterator[None]:
+        # a headless test has no terminal to hand over: record what ran while "suspended"
+        seen.append("suspended")
+        yield
+        seen.append(out.read_text(encoding="utf-8"))
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        monkeypatch.setattr(app, "suspend", suspend)
+        s.jump_to_entry(linked)
+        await pilot.pause()
+        await pilot.press("O")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert seen == ["suspended", URL + "\n"]
+        assert not any("No browser" in t for t in toasts(app))
+
+    run(reader_store, scenario)
+
+
+@pytest.mark.parametrize(
+    ("command", "terminal"),
+    [("w3m", True), ("/usr/bin/lynx", True), ("elinks %s", True), ("firefox", False)],
+)
+def test_terminal_browsers_are_told_apart(command: str, terminal: bool):
+    assert in_terminal(webbrowser.GenericBrowser(command)) is terminal
+    assert in_terminal(webbrowser.BackgroundBrowser("xdg-open")) is False
 
 
 def test_open_link_refuses_what_is_not_a_web_link(reader_store: Path, fake_browser: Path):
@@ -291,6 +336,23 @@ def test_delete_then_undo_restores_everything(reader_store: Path):
         assert topic_row(s, first.id).size == first.size
         await pilot.press("Z")
         assert toasts(app)[-1] == "Nothing deleted to bring back."
+
+    run(reader_store, scenario)
+
+
+def test_keys_act_on_the_cursor_row_even_before_the_detail_follows(reader_store: Path):
+    """Keys typed faster than the list's Highlighted message: d deletes the row under the
+    cursor, not the entry the detail still shows."""
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l")
+        rows = [r[0] for r in s.entry_list.rows]
+        s.entry_list.move_cursor(3)
+        assert s.detail.entry.id == rows[0]  # the detail has not followed yet
+        s.action_delete_entry()
+        with Store(reader_store) as store:
+            assert store.entry(rows[3]) is None and store.entry(rows[0]) is not None
+        assert s.entry_list.current_id == rows[4]
 
     run(reader_store, scenario)
 

@@ -8,10 +8,13 @@ its methods use the screen's state (``store``, ``view``, ``read``, the panes).""
 
 from __future__ import annotations
 
+import shlex
 import webbrowser
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
+from textual.app import SuspendNotSupported
 from textual.content import Content
 from textual.widgets import Static
 from topiclens.store.deleting import DeletedEntry
@@ -49,9 +52,28 @@ def no_link(entry: Entry) -> str:
     return f"This entry has no link. It came from {where}{line}."
 
 
-def _open_in_browser(url: str) -> bool:
-    # webbrowser honours $BROWSER; a command it runs may wait until the browser exits
-    return webbrowser.open(url)
+# Browsers that draw in the terminal: the reader steps aside while one runs, as newsboat
+# does; any other runs in a thread (webbrowser's command may wait until it exits).
+TERMINAL_BROWSERS = frozenset(
+    {"www-browser", "links", "links2", "elinks", "lynx", "w3m", "browsh", "carbonyl"}
+)
+
+
+def find_browser() -> webbrowser.BaseBrowser | None:
+    """The browser ``webbrowser`` would use ($BROWSER first), None when there is none."""
+    try:
+        return webbrowser.get()
+    except webbrowser.Error:
+        return None
+
+
+def in_terminal(browser: webbrowser.BaseBrowser) -> bool:
+    """Whether ``browser`` is one that draws in the terminal (lynx, w3m, ...)."""
+    try:
+        words = shlex.split(str(getattr(browser, "name", "")))
+    except ValueError:
+        return False
+    return bool(words) and PurePath(words[0]).name in TERMINAL_BROWSERS
 
 
 class ReadingLoopActions:
@@ -66,8 +88,17 @@ class ReadingLoopActions:
 
     # --- the link ------------------------------------------------------------------
 
+    def _catch_up(self: MainScreen) -> None:
+        """Show the entry under the list's cursor if the detail is still behind it (keys
+        typed faster than the list's Highlighted message), so a key acts on that row."""
+        current = self.entry_list.current_id
+        behind = self.detail is None or self.detail.entry.id != current
+        if self.focused is self.entry_list and current is not None and behind:
+            self.load_detail(current)
+
     def _link(self: MainScreen) -> str | None:
         """The current entry's link, or None after saying why there is none."""
+        self._catch_up()
         if self.detail is None:
             self.notify("No entry selected.", severity="warning")
             return None
@@ -93,8 +124,17 @@ class ReadingLoopActions:
         self.notify(f"Opening {shown}", timeout=3, markup=False)
 
         def open_it() -> None:
+            # finding the browser may run commands too (xdg-settings): here, not on the loop
+            browser = find_browser()
+            if browser is None:
+                self.app.call_from_thread(self._browser_failed, "none found")
+                return
+            if in_terminal(browser) and self.app.call_from_thread(
+                self._open_in_terminal, browser, url
+            ):
+                return
             try:
-                opened = _open_in_browser(url)
+                opened = browser.open(url)
             except Exception as exc:  # any failure of a browser command is reported, once
                 self.app.call_from_thread(self._browser_failed, f"{exc}")
                 return
@@ -103,6 +143,21 @@ class ReadingLoopActions:
 
         # a thread: a browser command that waits never holds the keys up
         self.run_worker(open_it, thread=True, group="browser", exit_on_error=False)
+
+    def _open_in_terminal(self: MainScreen, browser: webbrowser.BaseBrowser, url: str) -> bool:
+        """Hand the terminal to ``browser`` until it quits; False when the app cannot step
+        aside (no terminal: a test, Textual Web)."""
+        try:
+            with self.app.suspend():
+                opened = browser.open(url)
+        except SuspendNotSupported:
+            return False
+        except Exception as exc:  # any failure of a browser command is reported, once
+            self._browser_failed(f"{exc}")
+            return True
+        if not opened:
+            self._browser_failed("")
+        return True
 
     def _browser_failed(self: MainScreen, reason: str) -> None:
         why = f" ({terminal_line(reason)})" if reason else ""
@@ -207,6 +262,7 @@ class ReadingLoopActions:
     # --- deleting ------------------------------------------------------------------
 
     def action_delete_entry(self: MainScreen) -> None:
+        self._catch_up()
         entry_id = self._need_entry()
         if entry_id is None:
             return
