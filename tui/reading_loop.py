@@ -84,7 +84,7 @@ class ReadingLoopActions:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.deleted: list[DeletedEntry] = []  # newest last: what undo-delete brings back
+        self.deleted_entries: list[DeletedEntry] = []  # newest last: what undo-delete brings back
 
     # --- the link ------------------------------------------------------------------
 
@@ -272,7 +272,7 @@ class ReadingLoopActions:
         if deleted is None:
             self.notify("That entry is gone already.", severity="warning")
         else:
-            self.deleted.append(deleted)
+            self.deleted_entries.append(deleted)
             if entry_id in ids:  # the cursor goes on to the next row (the one above last)
                 at = ids.index(entry_id)
                 neighbour = at + 1 if at + 1 < len(ids) else at - 1
@@ -284,10 +284,10 @@ class ReadingLoopActions:
             self.notify(f"Deleted: {_title(deleted.title)} (Z undoes)", markup=False)
 
     def action_undo_delete(self: MainScreen) -> None:
-        if not self.deleted:
+        if not self.deleted_entries:
             self.notify("Nothing deleted to bring back.", severity="warning", timeout=3)
             return
-        deleted = self.deleted.pop()
+        deleted = self.deleted_entries.pop()
         left_out = self.store.restore_entry(deleted)
         self.reload()
         self.jump_to_entry(deleted.entry_id)
