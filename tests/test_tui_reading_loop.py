@@ -124,6 +124,31 @@ def test_a_terminal_browser_gets_the_terminal_while_it_runs(
     run(reader_store, scenario)
 
 
+def test_a_terminal_browser_without_a_terminal_runs_as_any_other(
+    reader_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Headless (Textual cannot step aside): the terminal browser still gets the link."""
+    linked = add_entry(reader_store, URL)
+    out = tmp_path / "w3m-opened.txt"
+    w3m = tmp_path / "bin" / "w3m"
+    w3m.parent.mkdir()
+    w3m.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{out}"\n', encoding="utf-8")
+    w3m.chmod(w3m.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("BROWSER", str(w3m))
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        s.jump_to_entry(linked)
+        await pilot.pause()
+        await pilot.press("O")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert out.read_text(encoding="utf-8") == URL + "\n"
+
+    run(reader_store, scenario)
+
+
 @pytest.mark.parametrize(
     ("command", "terminal"),
     [("w3m", True), ("/usr/bin/lynx", True), ("elinks %s", True), ("firefox", False)],
