@@ -19,12 +19,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from . import bookmarks as _bookmarks
+from . import deleting as _deleting
 from . import entries as _entries
 from . import queries as _queries
 from . import schema as _schema
 from . import titles as _titles
 from . import topics as _topics
 from .connection import STORE_FILENAME, Database
+from .deleting import DeletedEntry
 from .errors import BUSY_TIMEOUT_MS, RETRY_SECONDS, StoreError, explain
 from .models import Assignment, Bookmark, Entry, ImportReport, ParseResult, Topic
 from .queries import EntryRow
@@ -142,6 +144,26 @@ class Store(Database):
     def set_read(self, entry_id: str, read: bool = True) -> None:
         _bookmarks.set_read(self, entry_id, read)
 
+    def set_read_many(self, entry_ids: Iterable[str], read: bool = True) -> int:
+        """Mark entries read (or unread) in one transaction; returns how many changed."""
+        return _bookmarks.set_read_many(self, entry_ids, read)
+
+    def mark_all_read(self) -> int:
+        """Mark every entry read in one transaction; returns how many were unread."""
+        return _bookmarks.mark_all_read(self)
+
+    # --- deleting an entry, and undoing it -------------------------------------------
+
+    def delete_entry(self, entry_id: str) -> DeletedEntry | None:
+        """Delete the entry with its bookmark, note, read state and topic rows in one
+        transaction; returns them for :meth:`restore_entry` (None: no such entry)."""
+        return _deleting.delete(self, entry_id)
+
+    def restore_entry(self, deleted: DeletedEntry) -> list[str]:
+        """Put a deleted entry back exactly, in one transaction; returns the tables whose
+        rows named a topic gone since (left out: the entry waits for the next grouping)."""
+        return _deleting.restore(self, deleted)
+
     # --- topics and assignments ------------------------------------------------------
 
     def topics(self) -> list[Topic]:
@@ -201,8 +223,8 @@ class Store(Database):
         ``also`` (entry id, topic id, score) rows list entries under other topics they
         centrally discuss; they replace every also row (None: none are left). A row naming
         the entry's primary topic, a topic not in ``topics`` or an entry not in
-        ``assignments`` is left out. Every id comes from this store's entries (entries are
-        never deleted), so the bulk rows skip foreign-key checks."""
+        ``assignments`` is left out. The bulk rows skip foreign-key checks; rows of an entry
+        deleted while the clustering ran are dropped in the same transaction."""
         _topics.replace(self, topics, assignments, similar, model=model, also=also)
 
     def add_assignments(

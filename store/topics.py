@@ -175,10 +175,20 @@ def replace(
                 ),
             )
         conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assigned, near))
+        # an entry deleted while the clustering ran (the checks are off): no row of it stays
+        orphans = conn.execute(
+            "DELETE FROM topic_assignments WHERE entry_id NOT IN (SELECT id FROM entries)"
+        ).rowcount
         conn.execute("DELETE FROM topic_list")
         conn.execute(TOPIC_LIST_FILL)
         if also:
             _insert_also(conn, also, set(kept_ids), assigned)
+            conn.execute("DELETE FROM topic_also WHERE entry_id NOT IN (SELECT id FROM entries)")
+        if orphans:
+            conn.execute(
+                "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
+                "WHERE a.topic_id = topics.id)"
+            )
         if model is not None:
             put_model(conn, *model)
 

@@ -183,6 +183,54 @@ MAIN: tuple[Command, ...] = (
         "Filter the entries: one source, a date range, unread only, bookmarked only",
         "filter",
     ),
+    # the reading loop (issue 14, part A: tui/reading_loop.py)
+    Command("open-link", "O", "Open link", "Open the entry's link in the browser", "open_link"),
+    Command("copy-link", "y", "Copy link", "Copy the entry's link to the clipboard", "copy_link"),
+    Command(
+        "mark-topic-read",
+        "A",
+        "Mark list read",
+        "Mark every entry of the list read (the topic, the bookmarks or the search results)",
+        "mark_topic_read",
+    ),
+    Command("mark-all-read", "C", "Mark all read", "Mark every entry read", "mark_all_read"),
+    Command(
+        "next-unread",
+        "U",
+        "Next unread",
+        "Next unread entry, across topics (marks it read)",
+        "next_unread",
+        section=MOVING,
+    ),
+    Command(
+        "read-on",
+        "space",
+        "Read on",
+        "Page down the entry; at its end, the next unread entry",
+        "read_on",
+        section=MOVING,
+    ),
+    Command(
+        "delete-entry",
+        "d",
+        "Delete",
+        "Delete the entry with its bookmark and note (Z undoes)",
+        "delete_entry",
+    ),
+    Command(
+        "undo-delete",
+        "Z",
+        "Undo delete",
+        "Bring back the last deleted entry, exactly as it was",
+        "undo_delete",
+    ),
+    Command(
+        "maximize",
+        "v",
+        "Maximize entry",
+        "The entry alone on the screen, or the panes again",
+        "maximize_entry",
+    ),
 )
 
 # The whole app.

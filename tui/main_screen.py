@@ -20,6 +20,7 @@ from .display import literal, terminal_line
 from .first_start import GROUP as FIRST_START
 from .first_start import FirstStart
 from .model import Detail, Rows, View
+from .reading_loop import ReadingLoopActions
 from .row_loader import RowLoader
 from .sorting import SortFilterActions
 from .stepping import step_entry
@@ -27,7 +28,7 @@ from .views import empty_text, first_topic, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 
-class MainScreen(SortFilterActions, Screen[None]):
+class MainScreen(SortFilterActions, ReadingLoopActions, Screen[None]):
     """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(MAIN)
@@ -54,9 +55,8 @@ class MainScreen(SortFilterActions, Screen[None]):
         self.first_start = FirstStart(self)
 
     def compose(self) -> ComposeResult:
-        # no containers: the topics dock on the left and the right-hand panes stack in
-        # the screen's own vertical layout (two fewer widgets to style, lay out and
-        # composite on every frame)
+        # no containers: the topics dock on the left, the right-hand panes stack in the
+        # screen's vertical layout (two fewer widgets to style, lay out and composite)
         yield TopicList(id="topics")
         yield EntryList(id="entries")
         yield DetailPane(id="detail")
