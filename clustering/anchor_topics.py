@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cohesion import MIXED_BELOW, cohesion
-from .membership import centrality, heaviest_word
+from .cohesion import MIXED_BELOW, pair_mean, relative
+from .membership import centrality, heaviest_word, word_columns
 
 # chosen on the bundled corpus's reference labels (F1 of its four named topics and NMI,
 # three seeds; the quality suite's corpora run without anchors): docs/clustering.md
@@ -43,25 +43,26 @@ def split_off_rest(
     cohesion is measured in."""
     import numpy as np
 
-    k = len(anchors)
     index = {t: j for j, t in enumerate(vocab_tokens)}
-    top = heaviest_word(tfidf, vocab_tokens)
+    words = word_columns(vocab_tokens)
     out = labels.copy()
-    for c in range(k):
-        name = anchors[c]
+    corpus = None  # the corpus's pair mean, when first needed
+    for c, name in enumerate(anchors):
         if name is None or pinned[c] is not None or name not in term_sets:
             continue
-        cols = [index[t] for t in term_sets[name] if t in index]
-        # one mention counts here: a title has one, and may well be about the anchor
-        about = centrality(tfidf, counts, cols, top, min_count=1) >= ABOUT_MIN
         members = np.flatnonzero(labels == c)
-        rest = members[~about[members]]
+        # the cluster's rows only: at 100,000 entries the whole matrix costs seconds
+        rows, uses = tfidf[members], counts[members]
+        cols = [index[t] for t in term_sets[name] if t in index]
+        top = heaviest_word(rows, vocab_tokens, words)
+        # one mention counts here: a title has one, and may well be about the anchor
+        about = centrality(rows, uses, cols, top, min_count=1) >= ABOUT_MIN
+        rest = members[~about]
         # most entries about the anchor: the cluster is the anchor's, and stays whole
-        if len(rest) * 2 <= len(members) or len(rest) < SPLIT_MIN_REST or len(rest) == len(members):
+        if len(rest) * 2 <= len(members) or len(rest) < SPLIT_MIN_REST or about.sum() == 0:
             continue
-        trial = out.copy()
-        new = int(out.max()) + 1
-        trial[rest] = new
-        if cohesion(vectors, trial, new + 1)[new] >= MIXED_BELOW:
-            out = trial
+        if corpus is None:
+            corpus = pair_mean(vectors)
+        if relative(pair_mean(vectors[rest]), corpus) >= MIXED_BELOW:
+            out[rest] = int(out.max()) + 1
     return out

@@ -25,23 +25,28 @@ def cohesion(vectors: Any, labels: Any, k: int) -> list[float]:
     Mean cosines of pairs come from the sum of the unit rows (|sum|^2 = m + sum over
     pairs), so this is O(n * d); unlike a mean cosine to the centre it does not favour
     small topics. A topic of one entry reads 1.0."""
+    corpus = pair_mean(vectors)
+    return [relative(pair_mean(vectors[labels == c]), corpus) for c in range(k)]
+
+
+def pair_mean(rows: Any) -> float | None:
+    """The mean cosine of two of the unit ``rows`` (None for fewer than two), O(n * d)."""
     import numpy as np
 
-    def pair_mean(rows: Any) -> float:
-        m = len(rows)
-        total = np.asarray(rows.sum(axis=0), dtype=np.float64).ravel()
-        return float((total @ total - m) / (m * (m - 1)))
+    m = len(rows)
+    if m < 2:
+        return None
+    total = np.asarray(rows.sum(axis=0), dtype=np.float64).ravel()
+    return float((total @ total - m) / (m * (m - 1)))
 
-    corpus = pair_mean(vectors) if len(vectors) > 1 else 0.0
-    out = []
-    for c in range(k):
-        rows = vectors[labels == c]
-        if len(rows) < 2:
-            out.append(1.0)
-            continue
-        inside = pair_mean(rows)
-        out.append(round(max(0.0, 1.0 - corpus / inside) if inside > 0 else 0.0, 4))
-    return out
+
+def relative(inside: float | None, corpus: float | None) -> float:
+    """A group's cohesion from its :func:`pair_mean` and the corpus's, rounded to 4 places."""
+    if inside is None:
+        return 1.0
+    if inside <= 0:
+        return 0.0
+    return round(max(0.0, 1.0 - (corpus or 0.0) / inside), 4)
 
 
 def term_use(counts: Any, members: Any, cols: Sequence[int]) -> float:

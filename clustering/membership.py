@@ -84,9 +84,17 @@ def also_topics(
     return out
 
 
-def heaviest_word(tfidf: Any, vocab_tokens: Sequence[str]) -> Any:
-    """(n,) the TF-IDF weight of each entry's heaviest word (bigram features aside)."""
+def word_columns(vocab_tokens: Sequence[str]) -> Any:
+    """The columns of words, bigram features aside."""
     import numpy as np
 
-    words = np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
+    return np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
+
+
+def heaviest_word(tfidf: Any, vocab_tokens: Sequence[str], words: Any = None) -> Any:
+    """(n,) the TF-IDF weight of each entry's heaviest word (``words``: the columns of
+    :func:`word_columns`, when known)."""
+    import numpy as np
+
+    words = word_columns(vocab_tokens) if words is None else words
     return np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
