@@ -43,20 +43,15 @@ def split_off_rest(
     cohesion is measured in."""
     import numpy as np
 
-    index = {t: j for j, t in enumerate(vocab_tokens)}
-    words = word_columns(vocab_tokens)
     out = labels.copy()
     corpus = None  # the corpus's pair mean, when first needed
+    words = word_columns(vocab_tokens)
     for c, name in enumerate(anchors):
         if name is None or pinned[c] is not None or name not in term_sets:
             continue
         members = np.flatnonzero(labels == c)
-        # the cluster's rows only: at 100,000 entries the whole matrix costs seconds
-        rows, uses = tfidf[members], counts[members]
-        cols = [index[t] for t in term_sets[name] if t in index]
-        top = heaviest_word(rows, vocab_tokens, words)
-        # one mention counts here: a title has one, and may well be about the anchor
-        about = centrality(rows, uses, cols, top, min_count=1) >= ABOUT_MIN
+        cols = term_columns(vocab_tokens, term_sets[name])
+        about = about_anchor(tfidf, counts, cols, words, members)
         rest = members[~about]
         # most entries about the anchor: the cluster is the anchor's, and stays whole
         if len(rest) * 2 <= len(members) or len(rest) < SPLIT_MIN_REST or about.sum() == 0:
@@ -66,3 +61,17 @@ def split_off_rest(
         if relative(pair_mean(vectors[rest]), corpus) >= MIXED_BELOW:
             out[rest] = int(out.max()) + 1
     return out
+
+
+def term_columns(vocab_tokens: Sequence[str], terms: set[str]) -> list[int]:
+    return [j for j, t in enumerate(vocab_tokens) if t in terms]
+
+
+def about_anchor(tfidf: Any, counts: Any, cols: Sequence[int], words: Any, members: Any) -> Any:
+    """(len(members),) whether each of the rows ``members`` is about the anchor whose own
+    tokens are the columns ``cols``: they weigh ABOUT_MIN of the row's heaviest word (of
+    the columns ``words``), one mention counting (a title has one, and may well be about
+    it). Reads only those rows: at 100,000 entries the whole matrix costs seconds."""
+    rows, uses = tfidf[members], counts[members]
+    top = heaviest_word(rows, (), words)
+    return centrality(rows, uses, cols, top, min_count=1) >= ABOUT_MIN

@@ -18,7 +18,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
-from .anchor_topics import split_off_rest
+from .anchor_topics import about_anchor, split_off_rest
 from .anchors import Anchor, anchor_groups
 from .cohesion import ANCHOR_MIN_USE, MIXED_BELOW, cohesion, term_use
 from .features import (
@@ -31,7 +31,7 @@ from .features import (
     fit_features,
     lsa_dims_for,
 )
-from .membership import also_topics, anchor_term_sets
+from .membership import also_topics, anchor_term_sets, word_columns
 from .naming import entry_terms, name_topics
 from .neighbours import (
     CRISP_SILHOUETTE,
@@ -248,17 +248,23 @@ class TopicModel(ParamsMixin):
         self.mixed_ = [
             self.topic_pinned_[c] is None and v < MIXED_BELOW for c, v in enumerate(self.cohesion_)
         ]
-        # an anchor names a topic only when most of its entries use the anchor's terms
+        # an anchor names a topic only when most of its entries use the anchor's terms and
+        # most are about it
         terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
         wanted = set().union(*terms.values())
         col = {t: j for j, t in enumerate(fitted.vocab) if t in wanted}
+
+        words = word_columns(fitted.vocab)
+
+        def earned(c: int, a: str) -> bool:
+            rows = labels == c
+            cols = [col[t] for t in terms[a] if t in col]
+            mine = [col[t] for t in own[a] if t in col]
+            about = about_anchor(f.tfidf, f.counts, mine, words, np.flatnonzero(rows))
+            return term_use(f.counts, rows, cols) >= ANCHOR_MIN_USE and about.mean() > 0.5
+
         named = [
-            a
-            if a
-            and not self.mixed_[c]
-            and term_use(f.counts, labels == c, [col[t] for t in terms[a] if t in col])
-            >= ANCHOR_MIN_USE
-            else None
+            a if a and not self.mixed_[c] and earned(c, a) else None
             for c, a in enumerate(self.topic_anchors_)
         ]
         in_names = set().union(*(terms[a] for a in named if a))

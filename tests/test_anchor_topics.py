@@ -85,3 +85,12 @@ def test_latin_terms_show_as_the_texts_write_them() -> None:
     assert surface_forms(None, ["vllm"]) == {}
     assert topic_name(["video", "vLLM"]) == "Video & vLLM"
     assert topic_name(["flame graphs", "CPU"]) == "Flame graphs & CPU"
+
+
+def test_about_counts_the_anchors_weight_not_a_mention() -> None:
+    from topiclens.clustering.anchor_topics import about_anchor
+
+    labels, tfidf, counts, _ = _corpus(about=2, mention=4)
+    members = np.flatnonzero(labels == 0)
+    about = about_anchor(tfidf, counts, [0], np.arange(len(VOCAB)), members)
+    assert about.tolist() == [True, True, False, False, False, False]
