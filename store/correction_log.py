@@ -97,9 +97,9 @@ def undo_last(db: Database) -> Undone | None:
         ).fetchone()
         if row is None:
             return None
-        log_id, message, topic_id, generation, blob = row
+        log_id, message, topic_id, made_in, blob = row
         before = orjson.loads(blob)
-        same = generation == generation(conn)
+        same = made_in == generation(conn)
         for key, value in before["corr"].items():
             conn.execute("DELETE FROM topic_corrections WHERE topic_id = ?", (int(key),))
             if value is not None:
