@@ -36,7 +36,8 @@ from .correction_log import (
 from .correction_log import (
     rows as select_in,
 )
-from .models import Topic
+from .models import Problem, Topic
+from .reading import BOM
 from .topics import INSERT_ASSIGNMENT, Assignments
 
 LOG_KEPT = 200  # corrections undo can walk back
@@ -296,4 +297,47 @@ def put(db: Database, corr: Corrections) -> int:
             "INSERT OR REPLACE INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
             pins,
         )
+        ids = [*corr.topics, *corr.pins.values()]
+        if ids:  # the restored ids are never given to another topic
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('clustering.max_topic_id', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = "
+                "max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                (str(max(ids)),),
+            )
     return len(corr.topics) + len(pins)
+
+
+def from_json(value: Any) -> Corrections:
+    """The corrections :meth:`Corrections.to_json` wrote; ValueError when ``value`` is
+    not that."""
+    if not isinstance(value, dict):
+        raise ValueError("'corrections' must be an object")
+    topics = value.get("topics", [])
+    pins = value.get("pins", [])
+    if not isinstance(topics, list) or not isinstance(pins, list):
+        raise ValueError("'corrections' needs lists of 'topics' and 'pins'")
+    shaped = [TopicCorrection.from_json(t) for t in topics]
+    try:
+        pinned = {str(p["entry_id"]): int(p["topic_id"]) for p in pins}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"a pin is not an entry_id and a topic_id ({exc})") from exc
+    return Corrections({c.topic_id: c for c in shaped}, pinned)
+
+
+def restore(db: Database, data: bytes, display: str) -> tuple[int, Problem | None]:
+    """Put back the corrections of a JSON export's bytes ``data`` (a restore): how many
+    rows were written, and the problem when they cannot be read (then none is)."""
+    if b'"corrections"' not in data:
+        return 0, None
+    try:
+        doc = orjson.loads(data.removeprefix(BOM))
+    except orjson.JSONDecodeError:  # the export's own problem is reported already
+        return 0, None
+    if not isinstance(doc, dict) or "corrections" not in doc:
+        return 0, None
+    try:
+        corr = from_json(doc["corrections"])
+    except ValueError as exc:
+        return 0, Problem(display, 0, f"corrections: {exc}; none were restored")
+    return put(db, corr), None
