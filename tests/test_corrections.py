@@ -33,6 +33,13 @@ KV_ENTRY = {
 }
 
 
+PASSING = {
+    "title": "Draft trees for speculative decoding",
+    "summary": "Speculative decoding with a draft model: draft tokens verified by the target "
+    "model in one pass, the draft tree pruned by acceptance rate; the KV cache is reused.",
+}
+
+
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("bundled")
@@ -205,13 +212,14 @@ def test_every_correction_lasts_through_clusters_an_import_and_a_reopen(
     )
 
     path = tmp_path / "new.jsonl"
-    path.write_bytes(orjson.dumps(KV_ENTRY) + b"\n")
-    assert import_file(store, path).new == 1
+    path.write_bytes(orjson.dumps(KV_ENTRY) + b"\n" + orjson.dumps(PASSING) + b"\n")
+    assert import_file(store, path).new == 2
     from topiclens.clustering import assign_new
 
-    (new_id,) = store.unassigned_ids()
-    assert assign_new(store, [new_id]) == 1
-    assert store.assignment(new_id).topic_id == made["kv"]  # it uses the terms: it joins
+    new_id, passing = store.search(KV_ENTRY["title"])[0], store.search(PASSING["title"])[0]
+    assert assign_new(store, [new_id, passing]) == 2
+    assert store.assignment(new_id).topic_id == made["kv"]  # about the terms: it joins
+    assert store.assignment(passing).topic_id != made["kv"]  # one mention: it does not
     _check_all_hold(store, made)
 
     home = store.path.parent
