@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cohesion import MIXED_BELOW, pair_mean, relative
+from .cohesion import ANCHOR_MIN_USE, MIXED_BELOW, pair_mean, relative, term_use
 from .membership import centrality, heaviest_word, word_columns
 
 # chosen on the bundled corpus's reference labels (F1 of its four named topics and NMI,
@@ -75,3 +75,36 @@ def about_anchor(tfidf: Any, counts: Any, cols: Sequence[int], words: Any, membe
     rows, uses = tfidf[members], counts[members]
     top = heaviest_word(rows, (), words)
     return centrality(rows, uses, cols, top, min_count=1) >= ABOUT_MIN
+
+
+def earned_names(
+    won: Sequence[str | None],
+    mixed: Sequence[bool],
+    labels: Any,
+    terms: dict[str, set[str]],
+    own: dict[str, set[str]],
+    features: Any,
+    vocab_tokens: Sequence[str],
+) -> list[str | None]:
+    """Each topic's anchor name, or None: an anchor names the topic it won (``won[c]``)
+    only when the topic is not mixed, ANCHOR_MIN_USE of its entries use one of the
+    anchor's ``terms``, and most of them are about the anchor (its ``own`` tokens; the
+    ``features``' tfidf and counts)."""
+    import numpy as np
+
+    wanted = set().union(*terms.values()) if terms else set()
+    col = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
+    words = word_columns(vocab_tokens)
+
+    def earned(c: int, name: str) -> bool:
+        rows = labels == c
+        if (
+            term_use(features.counts, rows, [col[t] for t in terms[name] if t in col])
+            < ANCHOR_MIN_USE
+        ):
+            return False
+        mine = [col[t] for t in own[name] if t in col]
+        about = about_anchor(features.tfidf, features.counts, mine, words, np.flatnonzero(rows))
+        return bool(about.mean() > 0.5)
+
+    return [a if a and not mixed[c] and earned(c, a) else None for c, a in enumerate(won)]

@@ -18,9 +18,9 @@ from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
-from .anchor_topics import about_anchor, split_off_rest
+from .anchor_topics import earned_names, split_off_rest
 from .anchors import Anchor, anchor_groups
-from .cohesion import ANCHOR_MIN_USE, MIXED_BELOW, cohesion, term_use
+from .cohesion import MIXED_BELOW, cohesion
 from .features import (
     Docs,
     Vectorizer,
@@ -31,7 +31,8 @@ from .features import (
     fit_features,
     lsa_dims_for,
 )
-from .membership import also_topics, anchor_term_sets, word_columns
+from .holding import held_seeds, hold
+from .membership import also_topics, anchor_term_sets
 from .naming import entry_terms, name_topics
 from .neighbours import (
     CRISP_SILHOUETTE,
@@ -55,7 +56,6 @@ from .partition import (
     covered,
     kmeans,
     n_init_for,
-    relabel,
     seed_centroids,
 )
 from .stages import Progress, Stage, StageClock
@@ -148,6 +148,9 @@ class TopicModel(ParamsMixin):
         tokens: Docs | None = None,
         *,
         pinned: Mapping[Hashable, Sequence[int]] | None = None,
+        held: Mapping[Hashable, Sequence[int]] | None = None,
+        hidden: Sequence[Sequence[int]] = (),
+        context: Mapping[Hashable, Sequence[int]] | None = None,
         progress: Progress | None = None,
     ) -> TopicModel:
         """Cluster ``texts`` (one string per entry) into topics; returns ``self``.
@@ -162,6 +165,13 @@ class TopicModel(ParamsMixin):
         a centroid, and every group claims the cluster most of it goes to, unless a
         stronger claim took it (``topic_pinned_``; a key found nowhere in it kept no
         topic).
+
+        ``held`` maps a key to entry indices that must end in one topic (a correction the
+        user made: a merge, a split's part, a topic made from terms): each group seeds a
+        centroid, then all of it goes to the cluster most of it went to, or to a new one
+        (``topic_held_``); ``context`` adds, per key, entries that seed and choose that
+        cluster without being held. The cluster most of each ``hidden`` group went to is
+        dissolved into the nearest others (:func:`.holding.hold`).
 
         ``n_topics_`` is k, or fewer when fewer than k entries differ, or more when the
         ``max_share`` cap split clusters (``n_split_`` of them)."""
@@ -182,10 +192,12 @@ class TopicModel(ParamsMixin):
         pinned = {key: g for key, g in (pinned or {}).items() if len(g)}
         pin_keys = list(pinned)
         pin_members = [np.asarray(g, dtype=np.int64) for g in pinned.values()]
-        k = auto_k(n, len(groups) + len(pin_keys)) if self.n_topics == "auto" else self.n_topics
+        held = {key: g for key, g in (held or {}).items() if len(g)}
+        n_seeds = len(groups) + len(pin_keys) + len(held)
+        k = auto_k(n, n_seeds) if self.n_topics == "auto" else self.n_topics
         k = max(1, min(int(k), n))
         # more named groups than topics: the first k seed a centroid, every one may claim
-        seeded = pin_members[:k]
+        seeded = (held_seeds(held, context or {}) + pin_members)[:k]
         groups = sorted(groups, key=lambda g: -len(g.members))
         # an anchor whose entries mostly lie in one named group is that group's subject: a
         # second centroid there would split the group; it still names the cluster it wins
@@ -216,9 +228,9 @@ class TopicModel(ParamsMixin):
         made = len(np.unique(labels))  # below k when fewer than k rows differ
         if self.max_share is not None and n >= 10:
             labels = cap(space, labels, rs, self.max_share)
-        labels = relabel(labels)
+        self.n_split_ = len(np.unique(labels)) - made
+        labels, self.topic_held_ = hold(space, labels, held, hidden, context or {})
         k = int(labels.max()) + 1
-        self.n_split_ = k - made
         clock.done(Stage.KMEANS, 0.75)
 
         claims = groups + inside
@@ -229,44 +241,23 @@ class TopicModel(ParamsMixin):
         self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]
         own = anchor_term_sets(self.anchors, self._tokenize)
         if self.n_topics == "auto":  # --k N gives N topics
+            kept_whole = [p or h for p, h in zip(self.topic_pinned_, self.topic_held_, strict=True)]
             labels = split_off_rest(
-                labels,
-                self.topic_anchors_,
-                self.topic_pinned_,
-                own,
-                f.tfidf,
-                f.counts,
-                fitted.vocab,
-                x,
+                labels, self.topic_anchors_, kept_whole, own, f.tfidf, f.counts, fitted.vocab, x
             )
         extra = int(labels.max()) + 1 - k
         self.topic_anchors_ += [None] * extra
         self.topic_pinned_ += [None] * extra
+        self.topic_held_ += [None] * extra
         k += extra
         self.cohesion_ = cohesion(x, labels, k)
         # a topic whose entries share little is mixed, whatever anchor it carries on
         self.mixed_ = [
-            self.topic_pinned_[c] is None and v < MIXED_BELOW for c, v in enumerate(self.cohesion_)
+            self.topic_pinned_[c] is None and self.topic_held_[c] is None and v < MIXED_BELOW
+            for c, v in enumerate(self.cohesion_)
         ]
-        # an anchor names a topic only when most of its entries use the anchor's terms and
-        # most are about it
         terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
-        wanted = set().union(*terms.values())
-        col = {t: j for j, t in enumerate(fitted.vocab) if t in wanted}
-
-        words = word_columns(fitted.vocab)
-
-        def earned(c: int, a: str) -> bool:
-            rows = labels == c
-            cols = [col[t] for t in terms[a] if t in col]
-            mine = [col[t] for t in own[a] if t in col]
-            about = about_anchor(f.tfidf, f.counts, mine, words, np.flatnonzero(rows))
-            return term_use(f.counts, rows, cols) >= ANCHOR_MIN_USE and about.mean() > 0.5
-
-        named = [
-            a if a and not self.mixed_[c] and earned(c, a) else None
-            for c, a in enumerate(self.topic_anchors_)
-        ]
+        named = earned_names(self.topic_anchors_, self.mixed_, labels, terms, own, f, fitted.vocab)
         in_names = set().union(*(terms[a] for a in named if a))
         vocab = self._vocabulary()
         naming = name_topics(
