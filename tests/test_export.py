@@ -663,7 +663,7 @@ def test_any_text_survives_every_format(
         page.feed(render(s, "html").decode("utf-8"))
         for rec in (records[0], page.records[0]):
             assert rec["title"] == one_line(title)
-            assert rec["summary"] == lines_of(summary)
+            assert rec.get("summary", "") == lines_of(summary)  # "\xad" alone shows nothing
             assert rec.get("comment", "") == lines_of(comment)
             assert rec.get("note", "") == lines_of(b.note)
         assert page.records[0].get("source", "") == one_line(source)
