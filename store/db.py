@@ -15,7 +15,7 @@ No SQL lives outside ``store/``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from . import bookmarks as _bookmarks
@@ -100,6 +100,17 @@ class Store(Database):
         """Ids of entries whose title, summary or comment contain every word of ``query``
         (case-insensitive; Chinese matched as written), newest first."""
         return _entries.search(self, query, limit)
+
+    def search_ranked(
+        self,
+        prefilter: _entries.Prefilter,
+        rank: Callable[[str, str], int | None],
+        limit: int | None = None,
+    ) -> list[str]:
+        """Ids of the entries that pass ``prefilter`` and that ``rank(title, summary and
+        comment)`` ranks, lowest rank first, newest first within a rank
+        (``clustering.search`` says what matches)."""
+        return _entries.ranked(self, prefilter, rank, limit)
 
     def unassigned_ids(self) -> list[str]:
         """Ids of entries in no topic, in import order."""

@@ -117,14 +117,64 @@ def search(db: Database, query: str, limit: int | None = None) -> list[str]:
     clause = " AND ".join(
         ["(title || ' ' || summary || ' ' || comment) LIKE ? ESCAPE '\\'"] * len(words)
     )
-    params: list[Any] = [
-        "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in words
-    ]
+    params: list[Any] = [_like(w) for w in words]
     sql = f"SELECT id FROM entries WHERE {clause} ORDER BY {NEWEST_FIRST}"
     if limit is not None:
         sql += " LIMIT ?"
         params.append(limit)
     return [eid for (eid,) in db.query(sql, params)]
+
+
+# Any of its alternatives; an alternative holds when each of its groups does; a group holds
+# when the entry's title, summary or comment contains one of its strings (LIKE: ASCII
+# letters in any case).
+Prefilter = Sequence[Sequence[Sequence[str]]]
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def ranked(
+    db: Database,
+    prefilter: Prefilter,
+    rank: Callable[[str, str], int | None],
+    limit: int | None = None,
+) -> list[str]:
+    """Ids of the entries that pass ``prefilter`` (in SQL, so that the rest are never
+    read out) and that ``rank(title, summary and comment)`` then gives a rank (not
+    None): lowest rank first, newest first within a rank."""
+    alternatives: list[str] = []
+    params: list[str] = []
+    for groups in prefilter:
+        clauses = []
+        for strings in groups:
+            anyof = []
+            for text in strings:
+                anyof.append(
+                    "(title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\' "
+                    "OR comment LIKE ? ESCAPE '\\')"
+                )
+                params += [_like(text)] * 3
+            if anyof:
+                clauses.append("(" + " OR ".join(anyof) + ")")
+        if clauses:
+            alternatives.append("(" + " AND ".join(clauses) + ")")
+    if not alternatives:
+        return []
+    rows = db.query(
+        f"SELECT id, title, summary, comment FROM entries WHERE {' OR '.join(alternatives)} "
+        f"ORDER BY {NEWEST_FIRST}",
+        params,
+    )
+    found = []
+    for eid, title, summary, comment in rows:
+        r = rank(title, f"{summary}\n{comment}")
+        if r is not None:
+            found.append((r, eid))
+    found.sort(key=lambda row: row[0])  # stable: newest first within a rank
+    ids = [eid for _, eid in found]
+    return ids if limit is None else ids[:limit]
 
 
 def unassigned_ids(db: Database) -> list[str]:

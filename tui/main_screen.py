@@ -22,7 +22,7 @@ from .first_start import FirstStart
 from .model import Detail, Rows, View
 from .row_loader import RowLoader
 from .stepping import step_entry
-from .views import empty_text, first_topic, view_title
+from .views import empty_text, first_topic, search_highlight, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 
@@ -167,6 +167,8 @@ class MainScreen(Screen[None]):
         entries.empty_text = empty_text(view, self.unread_only)
         entries.border_title = literal(view_title(view, len(rows), self.topics, also))
         entries.border_subtitle = "unread only (u shows all)" if self.unread_only else ""
+        entries.highlight = match = search_highlight(view)
+        self.detail_pane.show_matches(match)
         entries.show_rows(rows, keep, also=also)
         # the entry under the cursor is loaded here, in the same turn of the event loop as
         # the rows, not on the list's Highlighted message: the rows and their first entry
@@ -347,9 +349,7 @@ class MainScreen(Screen[None]):
             self.reload()
             return
         view = View("search", query=query)
-        self.search_query = query
-        self._search_count = 0
-        self.view = view
+        self.search_query, self._search_count, self.view = query, 0, view
         self.show_topics(view)
         self.entry_list.empty_text = "Searching…"
         self.entry_list.show_rows([])

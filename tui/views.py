@@ -3,8 +3,10 @@ their titles, and the rows of visited topics kept in memory."""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 
+from topiclens.clustering.search import parse_query, search
 from topiclens.store import Store, Topic
 
 from .model import Rows, View
@@ -23,7 +25,12 @@ def fetch_rows(store: Store, view: View) -> Rows:
         return Rows(store.topic_rows(view.topic_id) + also, len(also))
     if view.kind == "bookmarks":
         return Rows(store.entry_rows([b.entry_id for b in reversed(store.bookmarks())]))
-    return Rows(store.entry_rows(store.search(view.query)))
+    return Rows(store.entry_rows(search(store, view.query)))
+
+
+def search_highlight(view: View) -> re.Pattern[str] | None:
+    """What the panes mark in a search view: the words and concept forms of its query."""
+    return parse_query(view.query).highlight if view.kind == "search" else None
 
 
 def first_topic(topics: list[Topic]) -> Topic | None:
