@@ -7,10 +7,11 @@ words. A query that is the name of a bundled anchor (``assets/anchors.toml``, su
 matches. An entry matches when it holds every word of the query as written (literal
 matching, case-insensitive), or when every part matches, a concept by any of its forms.
 
-Matches are ranked: every word in the title first, then every word anywhere, then the
-concept matches; newest first within a rank (the store's scan,
-``topiclens.store.entries.ranked``, orders them). No jieba: a query's concepts are found by
-the concepts' forms alone, so a search never loads the dictionary (about a second).
+Matches are ranked: the query as written in the title first, then its concepts in the
+title, then the query as written anywhere, then its concepts anywhere; newest first
+within a rank (the store's scan, ``topiclens.store.entries.ranked``, orders them). No
+jieba: a query's concepts are found by the concepts' forms alone, so a search never loads
+the dictionary (about a second).
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
     from topiclens.store.db import Store
 
 RANK_TITLE = 0  # every word of the query in the title, as written
-RANK_TEXT = 1  # every word in the title, summary or comment, as written
-RANK_CONCEPT = 2  # every part of the query, a concept by any of its forms
+RANK_CONCEPT_TITLE = 1  # every part of the query in the title, a concept by any form
+RANK_TEXT = 2  # every word in the title, summary or comment, as written
+RANK_CONCEPT = 3  # every part in the title, summary or comment
 
 _SPACE = re.compile(r"\s+")
 _WORDISH = re.compile(r"[a-z0-9]")
@@ -93,18 +95,21 @@ class SearchQuery:
         return any(p.concept for p in self.parts)
 
     def rank(self, title: str, rest: str) -> int | None:
-        """How well an entry with ``title`` and ``rest`` (its summary and comment) matches:
-        :data:`RANK_TITLE`, :data:`RANK_TEXT`, :data:`RANK_CONCEPT`, or None."""
+        """How well an entry with ``title`` and ``rest`` (its summary and comment) matches,
+        best first: :data:`RANK_TITLE`, :data:`RANK_CONCEPT_TITLE`, :data:`RANK_TEXT`,
+        :data:`RANK_CONCEPT`; None when it does not."""
         if not self.words:
             return None
+        words, patterns = self.words, self._patterns
         title = title.lower()
-        words = self.words
         if all(w in title for w in words):
             return RANK_TITLE
+        if patterns and all(p.search(title) for p in patterns):
+            return RANK_CONCEPT_TITLE
         text = title + "\n" + rest.lower()
         if all(w in text for w in words):
             return RANK_TEXT
-        if self._patterns and all(p.search(text) for p in self._patterns):
+        if patterns and all(p.search(text) for p in patterns):
             return RANK_CONCEPT
         return None
 

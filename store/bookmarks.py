@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from .connection import Database
@@ -125,3 +126,31 @@ def set_read(db: Database, entry_id: str, read: bool = True) -> None:
             )
         else:
             conn.execute("DELETE FROM read_state WHERE entry_id = ?", (entry_id,))
+
+
+def set_read_many(db: Database, entry_ids: Iterable[str], read: bool = True) -> int:
+    """Mark ``entry_ids`` read (or unread) in one transaction; returns how many changed
+    (ids already so, or not stored, count for nothing)."""
+    rows = [(eid,) for eid in dict.fromkeys(entry_ids)]
+    with db.write() as conn:
+        before = conn.total_changes
+        if read:
+            now = time.time()
+            conn.executemany(
+                "INSERT OR IGNORE INTO read_state(entry_id, read_at) "
+                "SELECT id, ? FROM entries WHERE id = ?",
+                [(now, eid) for (eid,) in rows],
+            )
+        else:
+            conn.executemany("DELETE FROM read_state WHERE entry_id = ?", rows)
+        return conn.total_changes - before
+
+
+def mark_all_read(db: Database) -> int:
+    """Mark every stored entry read in one transaction; returns how many were unread."""
+    with db.write() as conn:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO read_state(entry_id, read_at) SELECT id, ? FROM entries",
+            (time.time(),),
+        )
+        return cur.rowcount

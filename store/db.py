@@ -153,6 +153,14 @@ class Store(Database):
     def set_read(self, entry_id: str, read: bool = True) -> None:
         _bookmarks.set_read(self, entry_id, read)
 
+    def set_read_many(self, entry_ids: Iterable[str], read: bool = True) -> int:
+        """Mark entries read (or unread) in one transaction; returns how many changed."""
+        return _bookmarks.set_read_many(self, entry_ids, read)
+
+    def mark_all_read(self) -> int:
+        """Mark every entry read in one transaction; returns how many were unread."""
+        return _bookmarks.mark_all_read(self)
+
     # --- topics and assignments ------------------------------------------------------
 
     def topics(self) -> list[Topic]:
@@ -274,6 +282,27 @@ class Store(Database):
     def topic_unread_counts(self) -> dict[int, int]:
         """Unread primary members per topic id (topics with none are absent)."""
         return _queries.topic_unread_counts(self)
+
+    def filtered_entry_ids(
+        self,
+        *,
+        topic_id: int | None = None,
+        source: str | None = None,
+        since: str | None = None,
+        unread: bool = False,
+        bookmarked: bool = False,
+    ) -> list[str]:
+        """Ids of the entries that pass every filter given, newest first: a topic's own
+        entries, a source holding ``source``, dated ``since`` or later, unread,
+        bookmarked (``topiclens entries``)."""
+        return _queries.filtered_ids(
+            self,
+            topic_id=topic_id,
+            source=source,
+            since=since,
+            unread=unread,
+            bookmarked=bookmarked,
+        )
 
     def count_unassigned(self) -> int:
         """Entries no topic holds yet (imported since the last clustering)."""

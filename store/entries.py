@@ -117,7 +117,7 @@ def search(db: Database, query: str, limit: int | None = None) -> list[str]:
     clause = " AND ".join(
         ["(title || ' ' || summary || ' ' || comment) LIKE ? ESCAPE '\\'"] * len(words)
     )
-    params: list[Any] = [_like(w) for w in words]
+    params: list[Any] = [like_pattern(w) for w in words]
     sql = f"SELECT id FROM entries WHERE {clause} ORDER BY {NEWEST_FIRST}"
     if limit is not None:
         sql += " LIMIT ?"
@@ -131,7 +131,8 @@ def search(db: Database, query: str, limit: int | None = None) -> list[str]:
 Prefilter = Sequence[Sequence[Sequence[str]]]
 
 
-def _like(text: str) -> str:
+def like_pattern(text: str) -> str:
+    """A LIKE pattern (with ESCAPE '\\') for any text holding ``text``."""
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
@@ -155,7 +156,7 @@ def ranked(
                     "(title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\' "
                     "OR comment LIKE ? ESCAPE '\\')"
                 )
-                params += [_like(text)] * 3
+                params += [like_pattern(text)] * 3
             if anyof:
                 clauses.append("(" + " OR ".join(anyof) + ")")
         if clauses:
