@@ -118,10 +118,15 @@ class SearchQuery:
         as written, or every part by a string its forms need (:func:`necessary`)."""
         if not self.words:
             return []
-        alternatives = [[[w] for w in self.words]]
-        if self._patterns:
-            alternatives.append([necessary(p.forms) for p in self.parts])
-        return alternatives
+        literal = [[w] for w in self.words]
+        if not self._patterns:
+            return [literal]
+        groups = [necessary(p.forms) for p in self.parts]
+        # an entry holding every word as written passes the groups too when each group
+        # has a string inside one of the words: then one alternative is enough
+        if all(any(k in w for k in keys for w in self.words) for keys in groups):
+            return [groups]
+        return [literal, groups]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where ``text`` holds a word or a concept form of the query: (start, end) pairs,
