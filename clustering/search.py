@@ -89,11 +89,6 @@ class SearchQuery:
     _patterns: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
     highlight: re.Pattern[str] = field(default=re.compile(r"(?!x)x"), compare=False, repr=False)
 
-    @property
-    def concepts(self) -> bool:
-        """Whether a part is a concept or an anchor (else literal matching is all)."""
-        return any(p.concept for p in self.parts)
-
     def rank(self, title: str, rest: str) -> int | None:
         """How well an entry with ``title`` and ``rest`` (its summary and comment) matches,
         best first: :data:`RANK_TITLE`, :data:`RANK_CONCEPT_TITLE`, :data:`RANK_TEXT`,
