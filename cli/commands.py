@@ -158,8 +158,12 @@ def since_date(text: str) -> str:
     return text.strip()
 
 
-def _selected_ids(store: Any, args: argparse.Namespace) -> list[str]:
-    """The ids `entries` lists: every filter given, in the search's order when searching."""
+def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
+    """The ids `entries` lists: every filter given, in the search's order when searching
+    (None: every entry, read in one query)."""
+    filters = (args.topic, args.source, args.since, args.search)
+    if all(f is None for f in filters) and not (args.unread or args.bookmarked):
+        return None
     ids = store.filtered_entry_ids(
         topic_id=args.topic,
         source=args.source,
