@@ -48,19 +48,13 @@ class Part:
 
 def necessary(forms: Iterable[str]) -> list[str]:
     """Strings of which every text that holds one of ``forms`` holds one, and few of
-    them: what the store's SQL looks for before a form's regex is run. A form of several
-    pieces (a space in a form matches any white space or none) needs its longest piece
-    unless a piece holds a one-piece form; a string that holds another is dropped; Latin
-    strings that share a start of five or more letters go as that start ("speculative",
-    "speculation": "speculat")."""
-    split = [form.split() for form in forms]
-    keys = {pieces[0] for pieces in split if len(pieces) == 1}
-    for pieces in split:
-        # a form of several pieces that holds a one-piece form needs nothing more
-        if len(pieces) > 1 and not any(k in p for k in keys for p in pieces):
-            keys.add(max(pieces, key=len))
+    them: what the store's SQL looks for before a form's regex is run. A space stands for
+    any text, as in the store's prefilter (in a form it matches any white space or none);
+    a string that holds another is dropped; Latin strings that share a start of five or
+    more letters go as that start ("speculative", "speculation": "speculat")."""
+    keys = {" ".join(form.split()) for form in forms} - {""}
     keys = {k for k in keys if not any(o != k and o in k for o in keys)}
-    latin = sorted(k for k in keys if _WORDISH.match(k))
+    latin = sorted(k for k in keys if _WORDISH.match(k) and " " not in k)
     groups: list[list[str]] = []
     for key in latin:
         if groups and len(_common_start([*groups[-1], key])) >= 5:
@@ -89,10 +83,10 @@ class SearchQuery:
     _patterns: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
     highlight: re.Pattern[str] = field(default=re.compile(r"(?!x)x"), compare=False, repr=False)
 
-    def rank(self, title: str, rest: str) -> int | None:
-        """How well an entry with ``title`` and ``rest`` (its summary and comment) matches,
-        best first: :data:`RANK_TITLE`, :data:`RANK_CONCEPT_TITLE`, :data:`RANK_TEXT`,
-        :data:`RANK_CONCEPT`; None when it does not."""
+    def rank(self, title: str, summary: str, comment: str) -> int | None:
+        """How well an entry matches, best first: :data:`RANK_TITLE`,
+        :data:`RANK_CONCEPT_TITLE`, :data:`RANK_TEXT`, :data:`RANK_CONCEPT`; None when it
+        does not. A form never runs from one field into the next (NUL between them)."""
         if not self.words:
             return None
         words, patterns = self.words, self._patterns
@@ -101,7 +95,7 @@ class SearchQuery:
             return RANK_TITLE
         if patterns and all(p.search(title) for p in patterns):
             return RANK_CONCEPT_TITLE
-        text = title + "\n" + rest.lower()
+        text = f"{title}\0{summary}\0{comment}".lower()
         if all(w in text for w in words):
             return RANK_TEXT
         if patterns and all(p.search(text) for p in patterns):

@@ -15,7 +15,7 @@ No SQL lives outside ``store/``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from . import bookmarks as _bookmarks
@@ -104,10 +104,10 @@ class Store(Database):
     def search_ranked(
         self,
         prefilter: _entries.Prefilter,
-        rank: Callable[[str, str], int | None],
+        rank: _entries.Rank,
         limit: int | None = None,
     ) -> list[str]:
-        """Ids of the entries that pass ``prefilter`` and that ``rank(title, summary and
+        """Ids of the entries that pass ``prefilter`` and that ``rank(title, summary,
         comment)`` ranks, lowest rank first, newest first within a rank
         (``clustering.search`` says what matches)."""
         return _entries.ranked(self, prefilter, rank, limit)

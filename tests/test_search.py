@@ -4,6 +4,7 @@ command line's --search, and the matches it marks in the reader."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -114,7 +115,7 @@ def test_ranked_title_first_then_concepts_newest_first_within_a_rank(tmp_path: P
         q = parse_query("speculative decoding")
         found = search(store, q)
         assert found == [rows[1].id, rows[0].id, rows[2].id, rows[3].id, rows[4].id]
-        ranks = [q.rank(e.title, f"{e.summary}\n{e.comment}") for e in store.entries(found)]
+        ranks = [q.rank(e.title, e.summary, e.comment) for e in store.entries(found)]
         assert ranks == [RANK_TITLE, RANK_TITLE, RANK_CONCEPT_TITLE, RANK_TEXT, RANK_CONCEPT]
         assert search(store, q, limit=2) == found[:2]
 
@@ -128,10 +129,12 @@ def test_what_the_store_looks_for_first_is_needed_by_every_form():
     for token, its in forms.items():
         keys = necessary(its)
         pattern = surface_pattern(its)
+        # a space in a key stands for any text, as in the store's prefilter
+        needs = [re.compile(".*".join(map(re.escape, k.split(" "))), re.DOTALL) for k in keys]
         for form in its:
-            for text in (form, form.replace(" ", ""), form.replace(" ", "\n")):
+            for text in (form, form.replace(" ", ""), form.replace(" ", "\n"), f"x {form}."):
                 if pattern.search(text):
-                    assert any(k in text for k in keys), (token, form, keys)
+                    assert any(n.search(text) for n in needs), (token, form, keys)
 
 
 def test_a_search_never_loads_jieba(tmp_path: Path):
