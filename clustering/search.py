@@ -50,10 +50,13 @@ def necessary(forms: Iterable[str]) -> list[str]:
     """Strings of which every text that holds one of ``forms`` holds one, and few of
     them: what the store's SQL looks for before a form's regex is run. A space stands for
     any text, as in the store's prefilter (in a form it matches any white space or none);
-    a string that holds another is dropped; Latin strings that share a start of five or
+    Latin strings that share a start of five or
     more letters go as that start ("speculative", "speculation": "speculat")."""
     keys = {" ".join(form.split()) for form in forms} - {""}
-    keys = {k for k in keys if not any(o != k and o in k for o in keys)}
+    looks = {k: re.compile(".*".join(map(re.escape, k.split(" "))), re.DOTALL) for k in keys}
+    # a string that holds what another looks for adds nothing ("pagedattention" holds
+    # "paged attention": paged, then attention)
+    keys = {k for k in keys if not any(o != k and looks[o].search(k) for o in keys)}
     latin = sorted(k for k in keys if _WORDISH.match(k) and " " not in k)
     groups: list[list[str]] = []
     for key in latin:

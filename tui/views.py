@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
-from topiclens.clustering.search import parse_query, search
 from topiclens.store import Store, Topic
 
 from .model import Rows, View
@@ -25,12 +24,18 @@ def fetch_rows(store: Store, view: View) -> Rows:
         return Rows(store.topic_rows(view.topic_id) + also, len(also))
     if view.kind == "bookmarks":
         return Rows(store.entry_rows([b.entry_id for b in reversed(store.bookmarks())]))
+    from topiclens.clustering.search import search  # not imported before the first search
+
     return Rows(store.entry_rows(search(store, view.query)))
 
 
 def search_highlight(view: View) -> re.Pattern[str] | None:
     """What the panes mark in a search view: the words and concept forms of its query."""
-    return parse_query(view.query).highlight if view.kind == "search" else None
+    if view.kind != "search":
+        return None
+    from topiclens.clustering.search import parse_query
+
+    return parse_query(view.query).highlight
 
 
 def first_topic(topics: list[Topic]) -> Topic | None:
