@@ -145,7 +145,11 @@ def since_date(text: str) -> str:
 
     parts = text.strip().split("-")
     try:
-        if not 1 <= len(parts) <= 3 or len(parts[0]) != 4:
+        if (
+            not 1 <= len(parts) <= 3
+            or len(parts[0]) != 4
+            or not all(p.isascii() and p.isdigit() for p in parts)
+        ):
             raise ValueError
         numbers = [int(p) for p in parts] + [1] * (3 - len(parts))
         if any(len(p) != 2 for p in parts[1:]):

@@ -112,7 +112,7 @@ def usage_error(capsys: pytest.CaptureFixture[str], cli: Cli, *args: str) -> str
 def test_bad_filters_are_one_line_errors(cli: Cli, reader_store: Path, capsys):
     status, _, err = cli("entries", "--topic", "999")
     assert status == 1 and err == "topiclens: no topic with id 999; `topiclens topics` lists them\n"
-    for bad in ("2026-13", "2026-02-30", "yesterday", "26-01-01", "2026-1"):
+    for bad in ("2026-13", "2026-02-30", "yesterday", "26-01-01", "2026-1", "+026", "２０２６"):
         assert "YYYY-MM-DD" in usage_error(capsys, cli, "entries", "--since", bad), bad
 
 
