@@ -155,10 +155,44 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace PATH if it is an existing regular file"
     )
 
-    p = add("entries", c.cmd_entries, "list the entries in the store")
-    p.add_argument(
-        "--json", action="store_true", help="print JSON (one object with an 'entries' list)"
+    # --- entries and mark-read (issue 14: the reading loop on the command line) ---
+    p = add(
+        "entries",
+        c.cmd_entries,
+        "list the entries in the store, newest first (the filters given all apply)",
     )
+    p.add_argument("--topic", type=topic_id, metavar="ID", help="only this topic's own entries")
+    p.add_argument(
+        "--source", metavar="S", help="only entries whose source holds S (any letter case)"
+    )
+    p.add_argument(
+        "--since",
+        type=c.since_date,
+        metavar="DATE",
+        help="only entries dated DATE or later (YYYY-MM-DD, YYYY-MM or YYYY)",
+    )
+    p.add_argument("--unread", action="store_true", help="only unread entries")
+    p.add_argument("--bookmarked", action="store_true", help="only bookmarked entries")
+    p.add_argument(
+        "--search",
+        metavar="QUERY",
+        help="only entries matching QUERY, best first: words as written, or concepts in "
+        "either language (投机解码 also finds speculative decoding), as / in the reader",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON (one object with an 'entries' list; each entry also carries "
+        "'topic' ({id, name} or null), 'read' and 'bookmarked')",
+    )
+
+    p = add(
+        "mark-read", c.cmd_mark_read, "mark a topic's entries, or every entry, read (or unread)"
+    )
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--topic", type=topic_id, metavar="ID", help="this topic's own entries")
+    which.add_argument("--all", action="store_true", help="every entry in the store")
+    p.add_argument("--unread", action="store_true", help="mark them unread instead")
 
     p = add(
         "cluster",

@@ -111,13 +111,24 @@ def _place_unassigned(store: Any) -> None:
         )
 
 
+ID_CELLS = 16  # an entry id: 16 hex digits
+DATE_CELLS = 10  # YYYY-MM-DD
+ENTRIES_HEADER = f"{'id':<{ID_CELLS}}  {'date':<{DATE_CELLS}}  {'source':<{SOURCE_CELLS}}  title"
+
+
+def _column(text: str, cells: int) -> str:
+    """``text`` cut and padded to exactly ``cells`` terminal cells (a Chinese character
+    takes two)."""
+    text = fit_cells(terminal_line(text), cells)
+    return text + " " * (cells - cell_width(text))
+
+
 def entry_line(e: Any, width: int | None = None) -> str:
-    """One entry of `entries`: id, date, source (cut to its column), title (whole, or cut
-    so that the line fits ``width`` cells)."""
-    source = fit_cells(terminal_line(e.source), SOURCE_CELLS)
-    pad = " " * (SOURCE_CELLS - cell_width(source))
-    date = terminal_line(e.date) if e.date else "----------"
-    head = f"{terminal_line(e.id)}  {date}  {source}{pad}  "
+    """One entry of `entries`: id, date, source, each padded to its column in terminal
+    cells (so the columns of Chinese and English sources line up under the header), then
+    the title (whole, or cut so that the line fits ``width`` cells)."""
+    date = _column(e.date or "-" * DATE_CELLS, DATE_CELLS)
+    head = f"{_column(e.id, ID_CELLS)}  {date}  {_column(e.source, SOURCE_CELLS)}  "
     title = terminal_line(e.title)
     if width is not None:
         title = fit_cells(title, max(8, width - cell_width(head)))
@@ -131,15 +142,94 @@ def output_width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
+def since_date(text: str) -> str:
+    """An argparse type: a date or its start (YYYY-MM-DD, YYYY-MM or YYYY), as given."""
+    import datetime as dt
+
+    parts = text.strip().split("-")
+    try:
+        if (
+            not 1 <= len(parts) <= 3
+            or len(parts[0]) != 4
+            or not all(p.isascii() and p.isdigit() for p in parts)
+        ):
+            raise ValueError
+        numbers = [int(p) for p in parts] + [1] * (3 - len(parts))
+        if any(len(p) != 2 for p in parts[1:]):
+            raise ValueError
+        dt.date(*numbers)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a date is YYYY-MM-DD, YYYY-MM or YYYY, not {text!r}"
+        ) from None
+    return text.strip()
+
+
+def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
+    """The ids `entries` lists: every filter given, in the search's order when searching
+    (None: every entry, read in one query)."""
+    filters = (args.topic, args.source, args.since, args.search)
+    if all(f is None for f in filters) and not (args.unread or args.bookmarked):
+        return None
+    ids = store.filtered_entry_ids(
+        topic_id=args.topic,
+        source=args.source,
+        since=args.since,
+        unread=args.unread,
+        bookmarked=args.bookmarked,
+    )
+    if args.search is None:
+        return ids
+    from ..clustering.search import search
+
+    wanted = set(ids)
+    return [eid for eid in search(store, args.search) if eid in wanted]
+
+
+def _entry_json(
+    e: Any, topics: dict[int, str], placed: dict[str, int], read: set[str], marked: set[str]
+) -> dict[str, Any]:
+    tid = placed.get(e.id)
+    topic = None if tid is None else {"id": tid, "name": topics.get(tid, "")}
+    return e.to_json() | {"topic": topic, "read": e.id in read, "bookmarked": e.id in marked}
+
+
 def cmd_entries(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        entries = store.entries()
-    if args.json:
-        write_json({"entries": [e.to_json() for e in entries]})
-        return 0
+        if args.topic is not None and store.topic(args.topic) is None:
+            err(f"topiclens: no topic with id {args.topic}; `topiclens topics` lists them")
+            return 1
+        entries = store.entries(_selected_ids(store, args))
+        if args.json:
+            topics = {t.id: t.name for t in store.topics()}
+            placed, read, marked = store.assignments(), store.read_ids(), store.bookmark_ids()
+            write_json({"entries": [_entry_json(e, topics, placed, read, marked) for e in entries]})
+            return 0
     width = output_width()
+    if entries:
+        out(ENTRIES_HEADER if width is None else fit_cells(ENTRIES_HEADER, width))
     for e in entries:
         out(entry_line(e, width))
+    return 0
+
+
+def cmd_mark_read(args: argparse.Namespace) -> int:
+    read = not args.unread
+    with open_store(args) as store:
+        if args.all:
+            what = "in the store"
+            changed = (
+                store.mark_all_read() if read else store.set_read_many(store.entry_ids(), False)
+            )
+        else:
+            topic = store.topic(args.topic)
+            if topic is None:
+                err(f"topiclens: no topic with id {args.topic}; `topiclens topics` lists them")
+                return 1
+            what = f"in topic {topic.id} ({terminal_line(topic.name)})"
+            changed = store.set_read_many(store.topic_entry_ids(topic.id), read)
+    noun = "entry" if changed == 1 else "entries"
+    out(f"{changed} {noun} {what} marked {'read' if read else 'unread'}")
     return 0
 
 

@@ -105,6 +105,17 @@ class Store(Database):
         (case-insensitive; Chinese matched as written), newest first."""
         return _entries.search(self, query, limit)
 
+    def search_ranked(
+        self,
+        prefilter: _entries.Prefilter,
+        rank: _entries.Rank,
+        limit: int | None = None,
+    ) -> list[str]:
+        """Ids of the entries that pass ``prefilter`` and that ``rank(title, summary,
+        comment)`` ranks, lowest rank first, newest first within a rank
+        (``clustering.search`` says what matches)."""
+        return _entries.ranked(self, prefilter, rank, limit)
+
     def unassigned_ids(self) -> list[str]:
         """Ids of entries in no topic, in import order."""
         return _entries.unassigned_ids(self)
@@ -314,6 +325,27 @@ class Store(Database):
     def topic_unread_counts(self) -> dict[int, int]:
         """Unread primary members per topic id (topics with none are absent)."""
         return _queries.topic_unread_counts(self)
+
+    def filtered_entry_ids(
+        self,
+        *,
+        topic_id: int | None = None,
+        source: str | None = None,
+        since: str | None = None,
+        unread: bool = False,
+        bookmarked: bool = False,
+    ) -> list[str]:
+        """Ids of the entries that pass every filter given, newest first: a topic's own
+        entries, a source holding ``source``, dated ``since`` or later, unread,
+        bookmarked (``topiclens entries``)."""
+        return _queries.filtered_ids(
+            self,
+            topic_id=topic_id,
+            source=source,
+            since=since,
+            unread=unread,
+            bookmarked=bookmarked,
+        )
 
     def count_unassigned(self) -> int:
         """Entries no topic holds yet (imported since the last clustering)."""

@@ -117,14 +117,69 @@ def search(db: Database, query: str, limit: int | None = None) -> list[str]:
     clause = " AND ".join(
         ["(title || ' ' || summary || ' ' || comment) LIKE ? ESCAPE '\\'"] * len(words)
     )
-    params: list[Any] = [
-        "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in words
-    ]
+    params: list[Any] = [like_pattern(w) for w in words]
     sql = f"SELECT id FROM entries WHERE {clause} ORDER BY {NEWEST_FIRST}"
     if limit is not None:
         sql += " LIMIT ?"
         params.append(limit)
     return [eid for (eid,) in db.query(sql, params)]
+
+
+# Any of its alternatives; an alternative holds when each of its groups does; a group holds
+# when the entry's title, summary or comment contains one of its strings (LIKE: ASCII
+# letters in any case), a space in a string standing for any text (none included).
+Prefilter = Sequence[Sequence[Sequence[str]]]
+# (title, summary, comment) -> a rank (lower is better), or None: not a match
+Rank = Callable[[str, str, str], int | None]
+
+
+def like_pattern(text: str) -> str:
+    """A LIKE pattern (with ESCAPE '\\') for any text holding ``text``."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _holds(text: str) -> tuple[str, list[str]]:
+    """SQL true when the title, summary or comment holds ``text`` (a space: any text)."""
+    pattern = "%".join(like_pattern(piece)[1:-1] for piece in text.split(" "))
+    sql = "(title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\' OR comment LIKE ? ESCAPE '\\')"
+    return sql, [f"%{pattern}%"] * 3
+
+
+def ranked(db: Database, prefilter: Prefilter, rank: Rank, limit: int | None = None) -> list[str]:
+    """Ids of the entries that pass ``prefilter`` (in SQL, so that the rest are never
+    read out) and that ``rank(title, summary, comment)`` then gives a rank (not None):
+    lowest rank first, newest first within a rank (undated last, then in import order)."""
+    alternatives: list[str] = []
+    params: list[str] = []
+    for groups in prefilter:
+        clauses = []
+        for strings in groups:
+            anyof = []
+            for text in strings:
+                sql, values = _holds(text)
+                anyof.append(sql)
+                params += values
+            if anyof:
+                clauses.append("(" + " OR ".join(anyof) + ")")
+        if clauses:
+            alternatives.append("(" + " AND ".join(clauses) + ")")
+    if not alternatives:
+        return []
+    # in import order, sorted here: SQLite would sort the candidates' whole texts
+    rows = db.query(
+        "SELECT id, date, title, summary, comment FROM entries "
+        f"WHERE {' OR '.join(alternatives)} ORDER BY rowid",
+        params,
+    )
+    found = []
+    for eid, date, title, summary, comment in rows:
+        r = rank(title, summary, comment)
+        if r is not None:
+            found.append((r, date or "", eid))
+    found.sort(key=lambda row: row[1], reverse=True)  # newest first, undated last (stable)
+    found.sort(key=lambda row: row[0])
+    ids = [eid for _, _, eid in found]
+    return ids if limit is None else ids[:limit]
 
 
 def unassigned_ids(db: Database) -> list[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .connection import Database
-from .entries import rows_by_id
-from .schema import TOPIC_LIST_ORDER
+from .entries import like_pattern, rows_by_id
+from .schema import NEWEST_FIRST, TOPIC_LIST_ORDER
 
 # (id, title, source, date): one row of the reader's entry list. Plain tuples, straight
 # from SQLite: a topic of thousands of rows is shown without making an object per row.
@@ -81,3 +81,37 @@ def topic_profile(
     ):
         months.setdefault(tid, {})[month] = n
     return sources, months
+
+
+def filtered_ids(
+    db: Database,
+    *,
+    topic_id: int | None = None,
+    source: str | None = None,
+    since: str | None = None,
+    unread: bool = False,
+    bookmarked: bool = False,
+) -> list[str]:
+    """Ids of the entries that pass every filter given, newest first (undated last): the
+    own entries of topic ``topic_id``; a source holding ``source`` (ASCII letters in any
+    case); dated ``since`` or later (an ISO date or its start: "2026", "2026-05"; undated
+    entries fail); unread; bookmarked."""
+    clauses: list[str] = []
+    params: list[object] = []
+    if topic_id is not None:
+        clauses.append("id IN (SELECT entry_id FROM topic_assignments WHERE topic_id = ?)")
+        params.append(topic_id)
+    if source is not None:
+        clauses.append("source LIKE ? ESCAPE '\\'")
+        params.append(like_pattern(source))
+    if since is not None:
+        clauses.append("date >= ?")
+        params.append(since)
+    if unread:
+        clauses.append("id NOT IN (SELECT entry_id FROM read_state)")
+    if bookmarked:
+        clauses.append("id IN (SELECT entry_id FROM bookmarks)")
+    where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
+    return [
+        eid for (eid,) in db.query(f"SELECT id FROM entries {where}ORDER BY {NEWEST_FIRST}", params)
+    ]

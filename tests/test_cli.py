@@ -52,7 +52,8 @@ def test_entries_text_lists_every_entry(cli):
     cli("import", str(DIGEST))
     status, out, _ = cli("entries")
     assert status == 0
-    lines = out.splitlines()
+    header, *lines = out.splitlines()
+    assert header.split() == ["id", "date", "source", "title"]
     assert len(lines) == 87
     assert lines[0].split()[1] == "2026-09-28"  # newest first
 
@@ -203,7 +204,7 @@ def test_no_terminal_control_ever_reaches_the_output(texts: list[str]):
 def test_a_line_break_in_a_name_or_title_never_splits_a_line(cli, data_dir: Path):
     hostile_store(data_dir, ["two\nlines", "cr\rhere"])
     status, out, _ = cli("entries")
-    assert status == 0 and len(out.splitlines()) == 2
+    assert status == 0 and len(out.splitlines()) == 3  # the header, then one line an entry
     status, out, _ = cli("topics")
     assert status == 0 and len(out.splitlines()) == 3  # the header, then one line a topic
     assert "two lines topic" in out

@@ -16,6 +16,7 @@ from conftest import READER_TOPICS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.pilot import Pilot
+from topiclens.clustering.search import search
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
@@ -293,7 +294,7 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         await pilot.press(*"投机解码", "enter")
         await settle(pilot)
         with Store(reader_store) as store:
-            expected = store.search("投机解码")
+            expected = search(store, "投机解码")  # the concept-aware search
         assert expected
         assert s.view == View("search", query="投机解码")
         assert [r[0] for r in s.entry_list.rows] == expected

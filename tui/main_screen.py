@@ -24,7 +24,7 @@ from .reading_loop import ReadingLoopActions
 from .row_loader import RowLoader
 from .sorting import SortFilterActions
 from .stepping import step_entry
-from .views import empty_text, first_topic, view_title
+from .views import empty_text, first_topic, search_highlight, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 
@@ -165,6 +165,8 @@ class MainScreen(SortFilterActions, ReadingLoopActions, Screen[None]):
         entries.empty_text = empty_text(view, self.unread_only, self.row_filter.active)
         entries.border_title = literal(view_title(view, len(rows), self.topics, also))
         entries.border_subtitle = literal(self.list_subtitle())
+        entries.highlight = match = search_highlight(view)
+        self.detail_pane.show_matches(match)
         entries.show_rows(rows, keep, also=also)
         # the entry under the cursor is loaded here, in the same turn of the event loop as
         # the rows, not on the list's Highlighted message: the rows and their first entry
@@ -349,9 +351,7 @@ class MainScreen(SortFilterActions, ReadingLoopActions, Screen[None]):
             self.reload()
             return
         view = View("search", query=query)
-        self.search_query = query
-        self._search_count = 0
-        self.view = view
+        self.search_query, self._search_count, self.view = query, 0, view
         self.show_topics(view)
         self.entry_list.empty_text = "Searching…"
         self.entry_list.show_rows([])

@@ -26,7 +26,18 @@ def fetch_rows(store: Store, view: View) -> Rows:
         return Rows(store.topic_rows(view.topic_id) + also, len(also))
     if view.kind == "bookmarks":
         return Rows(store.entry_rows([b.entry_id for b in reversed(store.bookmarks())]))
-    return Rows(store.entry_rows(store.search(view.query)))
+    from topiclens.clustering.search import search  # not imported before the first search
+
+    return Rows(store.entry_rows(search(store, view.query)))
+
+
+def search_highlight(view: View) -> re.Pattern[str] | None:
+    """What the panes mark in a search view: the words and concept forms of its query."""
+    if view.kind != "search":
+        return None
+    from topiclens.clustering.search import parse_query
+
+    return parse_query(view.query).highlight
 
 
 def first_topic(topics: list[Topic]) -> Topic | None:

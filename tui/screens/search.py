@@ -16,7 +16,8 @@ from . import DIALOG_CSS
 
 
 class SearchScreen(ModalScreen[str | None]):
-    """Ask what to search for: words in titles, summaries and comments."""
+    """Ask what to search for: words in titles, summaries and comments, or concepts
+    (``clustering.search``: 投机解码 also finds speculative decoding)."""
 
     CSS_PATH = DIALOG_CSS
 
@@ -37,7 +38,8 @@ class SearchScreen(ModalScreen[str | None]):
                 id="search-input",
             )
             yield Label(
-                "Every word must appear · Enter searches · empty clears · Escape cancels",
+                "Words or concepts, either language · Enter searches · empty clears · "
+                "Escape cancels",
                 classes="dialog-hint",
             )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -17,7 +18,7 @@ from ..display import terminal_line, terminal_text
 from ..model import Detail
 from ..textual_compat import set_virtual_size
 from ..wrap import wrap_cells
-from .entry_list import BOOKMARK_MARK, UNREAD_MARK
+from .entry_list import BOOKMARK_MARK, UNREAD_MARK, matched_segments
 
 # A paragraph of the detail pane: (label, label style, text, text style); the styles
 # name the detail pane's component classes ("title" is "detail--title"), "" is plain.
@@ -99,7 +100,13 @@ class DetailPane(ScrollView, can_focus=True):
         "detail--muted",
         "detail--accent",
         "detail--heading",
+        "detail--match",
     }
+
+    # what a search matched (the theme's stylesheet may restyle it)
+    DEFAULT_CSS = """
+    DetailPane > .detail--match { color: $text-warning; text-style: bold underline; }
+    """
 
     detail: reactive[Detail | None] = reactive(None, always_update=True)
 
@@ -109,6 +116,7 @@ class DetailPane(ScrollView, can_focus=True):
         self._lines: list[Line] = []
         self._wrapped_at = 0  # the width the lines were wrapped at (0: not yet)
         self._styles: dict[str, Style] = {}
+        self._highlight: re.Pattern[str] | None = None  # what a search matched
 
     def action_cursor_up(self) -> None:
         self.scroll_up(animate=False)
@@ -169,4 +177,22 @@ class DetailPane(ScrollView, can_focus=True):
         segments = [
             Segment(text, styles.get(style, styles[""])) for text, style in self._lines[index]
         ]
+        if self._highlight is not None:
+            segments = self._marked(segments)
         return Strip(segments).adjust_cell_length(width, styles[""])
+
+    # --- what a search matched --------------------------------------------------------
+
+    def show_matches(self, pattern: re.Pattern[str] | None) -> None:
+        """Mark what ``pattern`` finds in the text (a search's words and concept forms, in
+        the ``detail--match`` style); None marks nothing."""
+        if pattern is not self._highlight:
+            self._highlight = pattern
+            self.refresh()
+
+    def _marked(self, segments: list[Segment]) -> list[Segment]:
+        match = self.get_component_rich_style("detail--match")
+        out: list[Segment] = []
+        for seg in segments:
+            out += matched_segments(seg.text, self._highlight, seg.style or Style(), match)
+        return out

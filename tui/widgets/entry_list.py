@@ -3,6 +3,7 @@ and date, in columns cut and padded in terminal cells."""
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -28,6 +29,28 @@ def also_suffix(title_w: int) -> str:
     return " also" if title_w >= 12 else "+"
 
 
+def matched_segments(
+    text: str, pattern: re.Pattern[str] | None, style: Style, match: Style
+) -> list[Segment]:
+    """``text`` in ``style``, with what ``pattern`` finds in it (a search's words and
+    concept forms) in ``style + match``: styles, never markup."""
+    if pattern is None:
+        return [Segment(text, style)]
+    out: list[Segment] = []
+    at = 0
+    for m in pattern.finditer(text):
+        start, end = m.span()
+        if end <= start:
+            continue
+        if start > at:
+            out.append(Segment(text[at:start], style))
+        out.append(Segment(text[start:end], style + match))
+        at = end
+    if at < len(text) or not out:
+        out.append(Segment(text[at:], style))
+    return out
+
+
 def columns(width: int) -> tuple[int, int, int]:
     """Cells for the title, the source and the date in a list ``width`` cells wide
     (0: the column is left out); the two marks and a space take the first three."""
@@ -48,7 +71,13 @@ class EntryList(CursorList):
         "entry-list--meta",
         "entry-list--mark",
         "entry-list--empty",
+        "entry-list--match",
     }
+
+    # what a search matched, in the titles (the theme's stylesheet may restyle it)
+    DEFAULT_CSS = """
+    EntryList > .entry-list--match { color: $text-warning; text-style: bold underline; }
+    """
 
     bookmarks: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
     read: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
@@ -72,6 +101,8 @@ class EntryList(CursorList):
         super().__init__(**kwargs)
         self.rows: list[Row] = []
         self.also_from: int | None = None  # rows from here on are "also here" rows
+        # what a search matched (its words and concept forms), marked in the titles
+        self.highlight: re.Pattern[str] | None = None
 
     @property
     def item_count(self) -> int:
@@ -124,6 +155,10 @@ class EntryList(CursorList):
         }
         for name in ("", "unread", "meta", "mark"):
             styles[f"{name}-cursor"] = styles[name] + cursor
+        match = get("entry-list--match")
+        styles["match"] = match
+        # on the cursor's row, the match keeps the cursor's colours and takes its text style
+        styles["match-cursor"] = Style(bold=match.bold, underline=match.underline)
         return styles
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
@@ -143,12 +178,14 @@ class EntryList(CursorList):
         )
         title_w, source_w, date_w = columns(width)
         segments = [Segment(marks + " ", mark)]
+        found = styles["match" + at]
         if self.also_from is not None and line >= self.also_from and title_w:
             suffix = also_suffix(title_w)
-            segments.append(Segment(fit_line(title, title_w - len(suffix)), style))
+            shown = fit_line(title, title_w - len(suffix))
+            segments += matched_segments(shown, self.highlight, style, found)
             segments.append(Segment(suffix, meta))
         else:
-            segments.append(Segment(fit_line(title, title_w), style))
+            segments += matched_segments(fit_line(title, title_w), self.highlight, style, found)
         if source_w:
             segments.append(Segment("  " + fit_line(source, source_w), meta))
         if date_w:
