@@ -43,7 +43,6 @@ class EntryList(CursorList):
     CLICKS_TO_SELECT: ClassVar[int] = 2  # a click moves the cursor, a double click opens
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "entry-list--cursor",
         "entry-list--unread",
         "entry-list--meta",
         "entry-list--mark",
@@ -114,7 +113,6 @@ class EntryList(CursorList):
     def line_styles(self) -> dict[str, Style]:
         base = self.rich_style
         get = self.get_component_rich_style
-        cursor = get("entry-list--cursor")
         styles = {
             "": base,
             "unread": base + get("entry-list--unread"),
@@ -122,9 +120,7 @@ class EntryList(CursorList):
             "mark": base + get("entry-list--mark"),
             "empty": base + get("entry-list--empty"),
         }
-        for name in ("", "unread", "meta", "mark"):
-            styles[f"{name}-cursor"] = styles[name] + cursor
-        return styles
+        return styles | self.cursor_styles(styles)
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
         styles = self._styles
