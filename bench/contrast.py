@@ -7,7 +7,8 @@ progress box) and measures two things there:
 - every named style of the lists and the detail pane (``line_styles()``: plain, muted,
   bold, each on the cursor's line, focused and not), whether or not a row uses it now;
 - every segment of text the other widgets render (borders' titles, footer, dialogs,
-  toasts), from the strips they draw, after the app's line filters (dim).
+  toasts), from the strips they draw. Dim text is Textual's mark of an inactive control
+  (a disabled key in the footer), which WCAG exempts: it is left out.
 
 A pair fails under 4.5:1 (WCAG AA for text; bold headings get no discount here). Box
 drawing and block characters (borders, scrollbars, separators) are not text and are left
@@ -141,20 +142,17 @@ def named_styles(widget: Widget) -> list[Pair]:
     return out
 
 
-def drawn(state: str, widget: Widget, app: App[None]) -> list[Pair]:
+def drawn(state: str, widget: Widget) -> list[Pair]:
     """Each text colour ``widget`` draws now (its border and title included)."""
     region = widget.region
     if not region.area:
         return []
     _bg, fg, bg, _ = widget.colors
-    filters = app.get_line_filters()
     out: dict[tuple[Color, Color], Pair] = {}
     for strip in widget.render_lines(Region(0, 0, region.width, region.height)):
-        for f in filters:
-            strip = strip.apply_filter(f, bg)
         for segment in strip:
             text, style = segment.text, segment.style
-            if not is_text(text) or style is None or segment.control:
+            if not is_text(text) or style is None or segment.control or style.dim:
                 continue
             if isinstance(widget, ToggleButton) and not widget.value and "●" in text:
                 continue  # an unchosen radio button's dot is faint on purpose
@@ -173,8 +171,8 @@ def screen_pairs(state: str, app: App[None]) -> list[Pair]:
     for widget in screen.walk_children(Widget):
         if not widget.display or not widget.visible:
             continue
-        named = named_styles(widget)
-        pairs += named or drawn(state, widget, app)
+        # a list's every style, and what it draws now: its border's title too
+        pairs += named_styles(widget) + drawn(state, widget)
     return pairs
 
 

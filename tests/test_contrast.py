@@ -56,7 +56,12 @@ def test_theme_meets_aa(reader_store: Path, name: str) -> None:
         "#progress-stage",
     ):
         assert where in wheres, where
-    failing = [f"{p.where} {p.ratio:.2f}" for p in pairs if not p.ok]
+    failing = [
+        f"{p.state}: {p.where} {p.sample!r} {p.fg.hex6} on {p.bg.hex6} "
+        f"{p.ratio:.2f} ({p.ratio_256:.2f})"
+        for p in pairs
+        if not p.ok
+    ]
     assert not failing
 
 
@@ -102,3 +107,19 @@ def test_theme_asked_for_is_used_not_remembered(reader_store: Path) -> None:
         # an unknown name (a store written by a later version): the default
         store.set_meta(theme.THEME_KEY, "no-such-theme")
         assert TopicLensApp(store, keymap_file=KEYMAP, cluster=False).theme == theme.DEFAULT
+
+
+def test_command_line_themes_are_the_readers(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from topiclens.cli import build_parser
+
+    themes = next(a for a in build_parser()._actions if a.dest == "theme")
+    assert {f"topiclens-{name}" for name in themes.choices} == set(theme.THEMES)
+    # `topiclens --theme light` opens the reader in that theme
+    seen: list[str | None] = []
+    monkeypatch.setattr(TopicLensApp, "run", lambda app: seen.append(app.theme))
+    from topiclens.cli import main
+
+    assert main(["--data-dir", str(data_dir), "--theme", "light"]) == 0
+    assert seen == [theme.LIGHT]
