@@ -123,3 +123,17 @@ def test_command_line_themes_are_the_readers(
 
     assert main(["--data-dir", str(data_dir), "--theme", "light"]) == 0
     assert seen == [theme.LIGHT]
+
+
+def test_palette_switches_theme(reader_store: Path) -> None:
+    async def run() -> tuple[str, str]:
+        with Store.open_dir(reader_store.parent) as store:
+            app = TopicLensApp(store, keymap_file=KEYMAP, cluster=False)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+                commands = {c.title: c for c in app.get_system_commands(app.screen)}
+                commands["Switch theme"].callback()
+                await pilot.pause()
+                return app.theme, store.get_meta(theme.THEME_KEY) or ""
+
+    assert asyncio.run(run()) == (theme.LIGHT, theme.LIGHT)
