@@ -184,6 +184,8 @@ async def visit(pilot: Pilot[None]) -> list[Pair]:
     async def settle() -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
+        # the styles of the focus just given, now, even on a loaded machine
+        app.stylesheet.update(app.screen)
 
     async def at(state: str, *keys: str) -> None:
         if keys:
