@@ -98,6 +98,12 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         metavar="DIR",
         help=f"where the store lives (default: ${ENV_HOME}, else the platform's data dir)",
     )
+    # the theme (issue #14, item 6): the short names of tui/theme.py's THEMES
+    parser.add_argument(
+        "--theme",
+        choices=("dark", "light"),
+        help="the reader's theme this time (in the reader, ctrl+t switches and remembers)",
+    )
     parser.set_defaults(func=c.cmd_read)
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 

@@ -52,7 +52,8 @@ def cmd_read(args: argparse.Namespace) -> int:
     from ..tui.app import TopicLensApp
 
     with open_store(args) as store:
-        app = TopicLensApp(store)
+        theme = f"topiclens-{args.theme}" if args.theme else None
+        app = TopicLensApp(store, theme=theme)
         app.run()
     return app.return_code or 0
 

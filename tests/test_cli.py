@@ -346,7 +346,7 @@ def test_the_reader_exits_non_zero_after_a_crash(
     import topiclens.tui.app
 
     monkeypatch.setattr(
-        topiclens.tui.app, "TopicLensApp", lambda store: _Reader(store, crash=crash)
+        topiclens.tui.app, "TopicLensApp", lambda store, **_: _Reader(store, crash=crash)
     )
     assert main(["--data-dir", str(data_dir)]) == status
 

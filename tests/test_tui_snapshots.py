@@ -13,6 +13,7 @@ from test_tui import make_trust_store
 from textual.pilot import Pilot
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
+from topiclens.tui.theme import LIGHT
 
 SIZE = (120, 34)
 KEYMAP = Path("/home/user/.config/topiclens/keymap.toml")  # shown in help; never read
@@ -57,6 +58,16 @@ def test_main_screen(snap_compare, reader_app: TopicLensApp):
 
 def test_main_screen_80x24(snap_compare, reader_app: TopicLensApp):
     assert snap_compare(reader_app, terminal_size=(80, 24), run_before=before("l", "j"))
+
+
+def test_main_screen_160x50(snap_compare, reader_app: TopicLensApp):
+    assert snap_compare(reader_app, terminal_size=(160, 50), run_before=before("l", "j"))
+
+
+# the light theme: the entries focused, so both cursors (focused and not) show
+def test_main_screen_light(snap_compare, reader_app: TopicLensApp):
+    reader_app.theme = LIGHT
+    assert snap_compare(reader_app, terminal_size=SIZE, run_before=before("l", "j"))
 
 
 def test_overview(snap_compare, reader_app: TopicLensApp):

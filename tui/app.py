@@ -13,10 +13,11 @@ from textual.screen import Screen
 from topiclens.store import Store
 
 from .commands import APP as APP_COMMANDS
-from .commands import MAIN, bindings
+from .commands import BY_ID, MAIN, bindings
 from .display import markup_literal, terminal_line
 from .keymap import keymap_path, load_keymap
 from .main_screen import MainScreen
+from .theme import DEFAULT, THEME_KEY, THEMES, other_theme
 
 
 class TopicLensApp(App[None]):
@@ -35,8 +36,14 @@ class TopicLensApp(App[None]):
         keymap_file: Path | None = None,
         cluster: bool = True,
         poll_interval: float = 2.0,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        for t in THEMES.values():
+            self.register_theme(t)
+        # the one asked for, else the one chosen last, else ours (an unknown name: ours)
+        chosen = theme or store.get_meta(THEME_KEY) or DEFAULT
+        self.theme = chosen if chosen in self.available_themes else DEFAULT
         self.store = store
         self.keymap_file = keymap_file if keymap_file is not None else keymap_path()
         self.cluster = cluster
@@ -54,10 +61,18 @@ class TopicLensApp(App[None]):
             self.screen.first_frame_shown()
 
     def on_mount(self) -> None:
+        # subscribed after the first theme is set: only the user's choices are remembered
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         for problem in self.keymap_problems:
             self.notify(
                 terminal_line(problem), title="Keymap", severity="warning", timeout=10, markup=False
             )
+
+    def action_toggle_theme(self) -> None:
+        self.theme = other_theme(self.theme)
+
+    def _remember_theme(self, theme: object) -> None:
+        self.store.set_meta(THEME_KEY, self.theme)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -67,6 +82,8 @@ class TopicLensApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        theme = BY_ID["toggle-theme"]
+        yield SystemCommand(theme.label, theme.help, self.action_toggle_theme)
         if not isinstance(screen, MainScreen):
             return
         for command in MAIN:

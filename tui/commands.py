@@ -245,6 +245,15 @@ APP: tuple[Command, ...] = (
         section=EVERYWHERE,
     ),
     Command("quit", "q", "Quit", "Quit topiclens", "quit", footer=True, section=EVERYWHERE),
+    # the theme (issue #14, item 6): tui/theme.py, remembered in the store
+    Command(
+        "toggle-theme",
+        "ctrl+t",
+        "Switch theme",
+        "Switch between the dark and the light theme (remembered)",
+        "toggle_theme",
+        section=EVERYWHERE,
+    ),
 )
 
 ALL: tuple[Command, ...] = NAVIGATION + MAIN + APP

@@ -29,6 +29,9 @@ class CursorList(ScrollView, can_focus=True):
 
     BINDINGS = bindings(NAVIGATION)
 
+    # the cursor's line, styled once for every list (reader.tcss, CursorList)
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"cursor-list--cursor"}
+
     # how many clicks on an item select it (Enter): 1 in the topic list, 2 in the entries
     CLICKS_TO_SELECT: ClassVar[int] = 1
 
@@ -59,6 +62,13 @@ class CursorList(ScrollView, can_focus=True):
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
         raise NotImplementedError
+
+    def cursor_styles(self, styles: dict[str, Style]) -> dict[str, Style]:
+        """Each of ``styles`` on the cursor's line (name + "-cursor"): the cursor's colours
+        win over the part's own, whose muted colour would not read on the cursor's
+        background; the part keeps its bold and italic."""
+        cursor = self.get_component_rich_style("cursor-list--cursor")
+        return {f"{name}-cursor": style + cursor for name, style in styles.items()}
 
     def cursor_moved(self, index: int | None) -> None:
         """The cursor moved to item ``index`` (by a key, a click or the program)."""

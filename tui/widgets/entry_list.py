@@ -66,7 +66,6 @@ class EntryList(CursorList):
     CLICKS_TO_SELECT: ClassVar[int] = 2  # a click moves the cursor, a double click opens
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "entry-list--cursor",
         "entry-list--unread",
         "entry-list--meta",
         "entry-list--mark",
@@ -145,7 +144,6 @@ class EntryList(CursorList):
     def line_styles(self) -> dict[str, Style]:
         base = self.rich_style
         get = self.get_component_rich_style
-        cursor = get("entry-list--cursor")
         styles = {
             "": base,
             "unread": base + get("entry-list--unread"),
@@ -153,9 +151,8 @@ class EntryList(CursorList):
             "mark": base + get("entry-list--mark"),
             "empty": base + get("entry-list--empty"),
         }
-        for name in ("", "unread", "meta", "mark"):
-            styles[f"{name}-cursor"] = styles[name] + cursor
         match = get("entry-list--match")
+        styles = styles | self.cursor_styles(styles)
         styles["match"] = match
         # on the cursor's row, the match keeps the cursor's colours and takes its text style
         styles["match-cursor"] = Style(bold=match.bold, underline=match.underline)

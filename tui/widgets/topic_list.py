@@ -199,13 +199,12 @@ def list_styles(widget: CursorList) -> dict[str, Style]:
     "muted-italic", "separator"), and each on the cursor's line (name + "-cursor")."""
     base = widget.rich_style
     get = widget.get_component_rich_style
-    cursor = get("cursor-list--cursor")
-    # a muted part takes only the colour: on the cursor's line, the cursor's background
+    # a muted part takes only the colour: the list's own background stays under it
     muted = Style(color=get("cursor-list--muted").color)
     italic, bold = Style(italic=True), Style(bold=True)
     parts = {"": Style(), "muted": muted, "bold": bold, "italic": italic}
     parts["muted-italic"] = muted + italic
     styles = {name: base + style for name, style in parts.items()}
-    styles |= {f"{name}-cursor": cursor + style for name, style in parts.items()}
+    styles |= widget.cursor_styles(styles)
     separator = get("cursor-list--separator")
     return styles | {"separator": separator, "separator-cursor": separator}
