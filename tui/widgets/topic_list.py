@@ -17,6 +17,7 @@ from ..model import View
 from .cursor_list import CursorList, ListLine
 
 UNREAD_MARK = "●"
+USER_MARK = "✎"  # a topic the user named or made (the overview says what they did)
 
 
 class TopicItem(NamedTuple):
@@ -25,6 +26,7 @@ class TopicItem(NamedTuple):
     size: int
     unread: int
     mixed: bool = False
+    user: bool = False
 
 
 def topic_items(
@@ -40,7 +42,8 @@ def topic_items(
     if bookmarks:
         items.append(TopicItem(View("bookmarks"), "Bookmarks", bookmarks, 0))
     items += [
-        TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0), t.mixed) for t in topics
+        TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0), t.mixed, t.user_named)
+        for t in topics
     ]
     return items
 
@@ -56,10 +59,12 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
         unread = f" {item.unread:>{unread_w}}{UNREAD_MARK}"
     else:
         unread = " " * (unread_w + 2)
-    room = max(4, width - 1 - cell_width(counts + unread))
+    mark = f"{USER_MARK} " if item.user else ""
+    room = max(4, width - 1 - cell_width(mark + counts + unread))
     style = "italic" if item.view.kind != "topic" else "muted" if item.mixed else ""
     return [
         (" ", ""),
+        (mark, "bold"),
         (fit_line(item.name, room), style),
         (counts, "muted"),
         (unread, "bold"),
