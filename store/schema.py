@@ -208,6 +208,36 @@ MIGRATIONS: tuple[str, ...] = (
     # ... and derived titles were cut to 56 cells at import: the store asks for them to be
     # derived again, whole, from their summaries (store/titles.py, when the store opens)
     + "INSERT OR REPLACE INTO meta(key, value) VALUES ('titles.rederive', '1');",
+    # 9: the reader's corrections, as data a re-cluster reads (store/corrections.py):
+    # topics the user shaped (merged, split, made from terms, hidden) with the entries
+    # they hold, entries pinned to a topic, and the log that undo walks back
+    """
+    CREATE TABLE topic_corrections (
+        topic_id INTEGER PRIMARY KEY,
+        origin   TEXT NOT NULL,
+        name     TEXT,
+        label    TEXT NOT NULL DEFAULT '',
+        terms    TEXT NOT NULL DEFAULT '[]',
+        entries  TEXT NOT NULL DEFAULT '[]',
+        keywords TEXT NOT NULL DEFAULT '[]',
+        hidden   INTEGER NOT NULL DEFAULT 0,
+        made_at  REAL NOT NULL
+    );
+    CREATE TABLE entry_pins (
+        entry_id  TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        topic_id  INTEGER NOT NULL,
+        pinned_at REAL NOT NULL
+    );
+    CREATE INDEX entry_pins_topic ON entry_pins(topic_id);
+    CREATE TABLE correction_log (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        made_at    REAL NOT NULL,
+        message    TEXT NOT NULL,
+        topic_id   INTEGER,
+        generation INTEGER NOT NULL,
+        before     TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

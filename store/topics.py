@@ -181,6 +181,11 @@ def replace(
             _insert_also(conn, also, set(kept_ids), assigned)
         if model is not None:
             put_model(conn, *model)
+        # undo of a correction made before this restores no assignment it replaced
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('topics.generation', '1') ON CONFLICT(key) "
+            "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
 
 
 def add_assignments(

@@ -23,9 +23,11 @@ from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-# a store of schema 8 made back into schema 7: notes inside the bookmark rows
+# a store of schema 9 made back into schema 8: no corrections
+SCHEMA_8 = "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
+# ... and back into schema 7: notes inside the bookmark rows
 SCHEMA_7 = (
-    "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
+    SCHEMA_8 + "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
     "UPDATE bookmarks SET note = coalesce("
     "(SELECT note FROM notes n WHERE n.entry_id = bookmarks.entry_id), '');"
     "DROP TABLE notes;"

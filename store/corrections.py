@@ -1,0 +1,396 @@
+"""The reader's corrections to the topics, as data: what is in force, each correction
+written in one transaction, and the log that undo walks back.
+
+- ``topic_corrections``: a topic the user shaped (``origin``: "merge", "split", "terms"
+  for one made from search terms, "hide" for one only hidden), with the entries it holds
+  (which a re-cluster keeps together), the terms that gather entries into it, the name the
+  user gave, and whether it is hidden (a hidden topic has no row in ``topics``: its
+  correction keeps its name and keywords until it is shown again);
+- ``entry_pins``: an entry the user moved, and the topic it stays in;
+- ``correction_log``: each correction's message and the rows it changed as they were
+  before (``before``), so undo puts them back. A re-cluster renumbers nothing but replaces
+  every assignment (``topics.generation``, counted by :func:`.topics.replace`): undoing a
+  correction made before one restores the corrections themselves, and the topics follow
+  at the next re-cluster.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import orjson
+
+from .connection import Database
+from .models import Topic
+from .schema import TOPIC_LIST_FILL
+from .topics import INSERT_ASSIGNMENT, Assignments
+
+GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
+LOG_KEPT = 200  # corrections undo can walk back
+
+TOPIC_ROW = "id, name, user_named, anchor, keywords, size, cohesion, mixed, updated_at"
+CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
+ORIGINS = ("merge", "split", "terms", "hide")
+
+
+class TopicCorrection(NamedTuple):
+    """A topic the user shaped: how (``origin``), the name they gave (None: the
+    clustering's), the terms that gather entries into it, the entries it holds, its
+    keywords when last shown, and whether it is hidden."""
+
+    topic_id: int
+    origin: str
+    name: str | None = None
+    label: str = ""  # the topic's name when it was last shown (a hidden one's, to list it)
+    terms: Sequence[str] = ()
+    entries: Sequence[str] = ()
+    keywords: Sequence[tuple[str, float]] = ()
+    hidden: bool = False
+    made_at: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "topic_id": self.topic_id,
+            "origin": self.origin,
+            "name": self.name,
+            "label": self.label,
+            "terms": list(self.terms),
+            "entries": list(self.entries),
+            "keywords": [[w, v] for w, v in self.keywords],
+            "hidden": self.hidden,
+            "made_at": self.made_at,
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> TopicCorrection:
+        """The correction :meth:`to_json` wrote; ValueError when ``value`` is not one."""
+        try:
+            origin = str(value["origin"])
+            if origin not in ORIGINS:
+                raise ValueError(f"unknown origin {origin!r}")
+            name = value.get("name")
+            return cls(
+                int(value["topic_id"]),
+                origin,
+                None if name is None else str(name),
+                str(value.get("label", "")),
+                [str(t) for t in value.get("terms", [])],
+                [str(e) for e in value.get("entries", [])],
+                [(str(w), float(v)) for w, v in value.get("keywords", [])],
+                bool(value.get("hidden", False)),
+                float(value.get("made_at", 0.0)),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not a topic correction ({exc})") from exc
+
+
+class Corrections(NamedTuple):
+    """Every correction in force: the shaped topics (by id) and the pinned entries."""
+
+    topics: dict[int, TopicCorrection]
+    pins: dict[str, int]  # entry id -> the topic it stays in
+
+    def hidden(self) -> list[TopicCorrection]:
+        return [c for c in self.topics.values() if c.hidden]
+
+    def is_empty(self) -> bool:
+        return not self.topics and not self.pins
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "topics": [c.to_json() for c in self.topics.values()],
+            "pins": [{"entry_id": e, "topic_id": t} for e, t in self.pins.items()],
+        }
+
+
+@dataclass(slots=True)
+class Plan:
+    """One correction: every row it writes, applied in one transaction by :func:`apply`.
+    Topics left with no entry (and not given in ``topics``) are deleted."""
+
+    message: str  # what changed, one line: the log's, and the caller's
+    topic_id: int | None  # the topic to show afterwards
+    topics: list[Topic] = field(default_factory=list)  # rows written as given
+    drop_topics: list[int] = field(default_factory=list)
+    assign: Assignments = field(default_factory=dict)  # entry id -> (topic, score, terms)
+    corrections: list[TopicCorrection] = field(default_factory=list)  # rows written
+    drop_corrections: list[int] = field(default_factory=list)
+    pins: dict[str, int] = field(default_factory=dict)
+    unpin: list[str] = field(default_factory=list)
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def _correction(row: Sequence[Any]) -> TopicCorrection:
+    tid, origin, name, label, terms, entries, keywords, hidden, made_at = row
+    words = [(str(w), float(v)) for w, v in orjson.loads(keywords)]
+    return TopicCorrection(
+        tid,
+        origin,
+        name,
+        label,
+        orjson.loads(terms),
+        orjson.loads(entries),
+        words,
+        bool(hidden),
+        made_at,
+    )
+
+
+def in_force(db: Database) -> Corrections:
+    """Every correction in force (shaped topics in the order they were made)."""
+    rows = db.query(f"SELECT {CORRECTION_ROW} FROM topic_corrections ORDER BY made_at, topic_id")
+    pins = db.query("SELECT entry_id, topic_id FROM entry_pins ORDER BY pinned_at, entry_id")
+    return Corrections({r[0]: _correction(r) for r in rows}, dict(pins))
+
+
+def has_any(db: Database) -> bool:
+    """Whether any correction is in force (one cheap read: most stores have none)."""
+    rows = db.query(
+        "SELECT EXISTS(SELECT 1 FROM topic_corrections) OR EXISTS(SELECT 1 FROM entry_pins)"
+    )
+    return bool(rows[0][0])
+
+
+def last_logged(db: Database) -> tuple[int, str] | None:
+    """(log id, message) of the correction undo would take back, if any."""
+    rows = db.query("SELECT id, message FROM correction_log ORDER BY id DESC LIMIT 1")
+    return (rows[0][0], rows[0][1]) if rows else None
+
+
+# --- writing ----------------------------------------------------------------------------
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values)) or "NULL"
+
+
+def _rows(conn: Any, sql: str, keys: Sequence[Any]) -> list[Any]:
+    """``sql`` (with one ``IN ({})``) over ``keys``, in chunks SQLite accepts."""
+    out: list[Any] = []
+    keys = list(keys)
+    for i in range(0, len(keys), 500):
+        part = keys[i : i + 500]
+        out.extend(conn.execute(sql.format(_marks(part)), part).fetchall())
+    return out
+
+
+def _snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, Any]:
+    """The rows a correction touching ``topic_ids`` and ``entry_ids`` may change, as they
+    are now (None: no row)."""
+    topics: dict[str, Any] = {str(t): None for t in topic_ids}
+    for row in _rows(conn, f"SELECT {TOPIC_ROW} FROM topics WHERE id IN ({{}})", topic_ids):
+        topics[str(row[0])] = list(row)
+    assign: dict[str, Any] = dict.fromkeys(entry_ids)
+    sql = "SELECT entry_id, topic_id, score, terms, similar FROM topic_assignments "
+    for row in _rows(conn, sql + "WHERE entry_id IN ({})", entry_ids):
+        assign[row[0]] = list(row[1:])
+    corr: dict[str, Any] = {str(t): None for t in topic_ids}
+    sql = f"SELECT {CORRECTION_ROW} FROM topic_corrections WHERE topic_id IN ({{}})"
+    for row in _rows(conn, sql, topic_ids):
+        corr[str(row[0])] = list(row)
+    pins: dict[str, Any] = dict.fromkeys(entry_ids)
+    sql = "SELECT entry_id, topic_id, pinned_at FROM entry_pins WHERE entry_id IN ({})"
+    for row in _rows(conn, sql, entry_ids):
+        pins[row[0]] = list(row[1:])
+    sql = "SELECT entry_id, topic_id, score FROM topic_also WHERE "
+    also = {tuple(r) for r in _rows(conn, sql + "entry_id IN ({})", entry_ids)}
+    also |= {tuple(r) for r in _rows(conn, sql + "topic_id IN ({})", topic_ids)}
+    return {"topics": topics, "assign": assign, "corr": corr, "pins": pins, "also": sorted(also)}
+
+
+def _generation(conn: Any) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (GENERATION,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _write_topic(conn: Any, t: Topic, now: float) -> None:
+    conn.execute(
+        f"INSERT INTO topics({TOPIC_ROW}) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE "
+        "SET name = excluded.name, user_named = excluded.user_named, anchor = excluded.anchor, "
+        "keywords = excluded.keywords, cohesion = excluded.cohesion, mixed = excluded.mixed, "
+        "updated_at = excluded.updated_at",
+        (
+            t.id,
+            t.name,
+            int(t.user_named),
+            t.anchor,
+            orjson.dumps([list(k) for k in t.keywords]).decode(),
+            t.size,
+            t.cohesion,
+            int(t.mixed),
+            now,
+        ),
+    )
+
+
+def _write_correction(conn: Any, c: TopicCorrection) -> None:
+    conn.execute(
+        f"INSERT OR REPLACE INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
+        (
+            c.topic_id,
+            c.origin,
+            c.name,
+            c.label,
+            orjson.dumps(list(c.terms)).decode(),
+            orjson.dumps(list(c.entries)).decode(),
+            orjson.dumps([list(k) for k in c.keywords]).decode(),
+            int(c.hidden),
+            c.made_at,
+        ),
+    )
+
+
+def _relist(conn: Any, entry_ids: Iterable[str]) -> None:
+    """Rewrite the reader's list rows of ``entry_ids`` from their assignments, and drop
+    any also row that names an entry's own topic."""
+    rows = [(eid,) for eid in entry_ids]
+    conn.executemany("DELETE FROM topic_list WHERE entry_id = ?", rows)
+    conn.executemany(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", rows)
+    conn.executemany(
+        "DELETE FROM topic_also WHERE entry_id = ? AND topic_id = "
+        "(SELECT topic_id FROM topic_assignments WHERE entry_id = topic_also.entry_id)",
+        rows,
+    )
+
+
+def _resize(conn: Any, topic_ids: Iterable[int]) -> None:
+    conn.executemany(
+        "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
+        "WHERE a.topic_id = topics.id) WHERE id = ?",
+        [(t,) for t in topic_ids],
+    )
+
+
+def apply(db: Database, plan: Plan) -> None:
+    """Write ``plan`` in one transaction, with its log row (the touched rows as they were)."""
+    now = time.time()
+    with db.write() as conn:
+        entry_ids = set(plan.assign) | set(plan.pins) | set(plan.unpin)
+        old = _rows(
+            conn,
+            "SELECT DISTINCT topic_id FROM topic_assignments WHERE entry_id IN ({})",
+            entry_ids,
+        )
+        topic_ids = {t for (t,) in old} | {t.id for t in plan.topics} | set(plan.drop_topics)
+        topic_ids |= {tid for tid, _, _ in plan.assign.values()} | set(plan.pins.values())
+        topic_ids |= {c.topic_id for c in plan.corrections} | set(plan.drop_corrections)
+        before = _snapshot(conn, topic_ids, entry_ids)
+        for t in plan.topics:
+            _write_topic(conn, t, now)
+        rows = [(eid, *a) for eid, a in plan.assign.items()]
+        conn.executemany(
+            INSERT_ASSIGNMENT,
+            [
+                (eid, tid, float(s), orjson.dumps(terms).decode(), "[]")
+                for eid, tid, s, terms in rows
+            ],
+        )
+        # an entry moved keeps its similar entries (they do not depend on its topic)
+        for eid, a in before["assign"].items():
+            if a is not None and eid in plan.assign:
+                conn.execute(
+                    "UPDATE topic_assignments SET similar = ? WHERE entry_id = ?", (a[3], eid)
+                )
+        _relist(conn, plan.assign)
+        for tid in plan.drop_topics:
+            conn.execute("DELETE FROM topics WHERE id = ?", (tid,))
+        _resize(conn, topic_ids)
+        kept = {t.id for t in plan.topics}
+        for tid in topic_ids - kept:
+            conn.execute("DELETE FROM topics WHERE id = ? AND size = 0", (tid,))
+        for c in plan.corrections:
+            _write_correction(conn, c)
+        conn.executemany(
+            "DELETE FROM topic_corrections WHERE topic_id = ?",
+            [(t,) for t in plan.drop_corrections],
+        )
+        conn.executemany("DELETE FROM entry_pins WHERE entry_id = ?", [(e,) for e in plan.unpin])
+        conn.executemany(
+            "INSERT OR REPLACE INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
+            [(e, t, now) for e, t in plan.pins.items()],
+        )
+        conn.execute(
+            "INSERT INTO correction_log(made_at, message, topic_id, generation, before) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (now, plan.message, plan.topic_id, _generation(conn), orjson.dumps(before).decode()),
+        )
+        conn.execute(
+            "DELETE FROM correction_log WHERE id <= (SELECT max(id) FROM correction_log) - ?",
+            (LOG_KEPT,),
+        )
+
+
+class Undone(NamedTuple):
+    message: str  # the message of the correction taken back
+    topic_id: int | None
+    topics_restored: bool  # False: a re-cluster came since; the topics follow at the next
+
+
+def undo_last(db: Database) -> Undone | None:
+    """Take the last correction back, in one transaction; None when the log is empty."""
+    with db.write() as conn:
+        row = conn.execute(
+            "SELECT id, message, topic_id, generation, before FROM correction_log "
+            "ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return None
+        log_id, message, topic_id, generation, blob = row
+        before = orjson.loads(blob)
+        same = generation == _generation(conn)
+        for key, value in before["corr"].items():
+            conn.execute("DELETE FROM topic_corrections WHERE topic_id = ?", (int(key),))
+            if value is not None:
+                conn.execute(
+                    f"INSERT INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
+                    value,
+                )
+        for eid, value in before["pins"].items():
+            conn.execute("DELETE FROM entry_pins WHERE entry_id = ?", (eid,))
+            if value is not None:
+                conn.execute(
+                    "INSERT INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
+                    (eid, *value),
+                )
+        if same:
+            _restore_topics(conn, before)
+        conn.execute("DELETE FROM correction_log WHERE id = ?", (log_id,))
+    return Undone(message, topic_id, same)
+
+
+def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
+    """Put the topics, assignments and also rows of a snapshot back."""
+    marks = ",".join("?" * len(TOPIC_ROW.split(",")))
+    for value in before["topics"].values():
+        if value is not None:
+            conn.execute(
+                f"INSERT INTO topics({TOPIC_ROW}) VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET "
+                "name = excluded.name, user_named = excluded.user_named, "
+                "anchor = excluded.anchor, keywords = excluded.keywords, "
+                "cohesion = excluded.cohesion, mixed = excluded.mixed",
+                value,
+            )
+    for eid, value in before["assign"].items():
+        if value is None:
+            conn.execute("DELETE FROM topic_assignments WHERE entry_id = ?", (eid,))
+        else:
+            conn.execute(INSERT_ASSIGNMENT, (eid, *value))
+    topic_ids = [int(t) for t in before["topics"]]
+    gone = [t for t in topic_ids if before["topics"][str(t)] is None]
+    conn.executemany("DELETE FROM topics WHERE id = ?", [(t,) for t in gone])
+    _relist(conn, before["assign"])
+    entry_ids = list(before["assign"])
+    _rows(conn, "DELETE FROM topic_also WHERE entry_id IN ({}) RETURNING 1", entry_ids)
+    _rows(conn, "DELETE FROM topic_also WHERE topic_id IN ({}) RETURNING 1", topic_ids)
+    conn.executemany(
+        "INSERT OR IGNORE INTO topic_also(entry_id, topic_id, score) "
+        "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM topics WHERE id = ?2) "
+        "AND EXISTS (SELECT 1 FROM entries WHERE id = ?1)",
+        [tuple(r) for r in before["also"]],
+    )
+    _resize(conn, topic_ids)
