@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
+from topiclens.clustering.corrections import MAX_SPLIT
 
 from ..display import literal
 from . import DIALOG_CSS
@@ -34,7 +35,8 @@ class SplitTopicScreen(ModalScreen[int | None]):
     def __init__(self, subject: str, size: int) -> None:
         super().__init__()
         self.subject = subject
-        self.size = size
+        self.topic_size = size
+        self.most = max(2, min(size, MAX_SPLIT))  # one entry a topic at most
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -43,7 +45,7 @@ class SplitTopicScreen(ModalScreen[int | None]):
             yield Input(str(DEFAULT_PARTS), type="integer", id="split-k")
             yield Label("", id="split-error")
             yield Label(
-                f"Into how many topics (2 to {max(2, self.size)}) · Enter splits · Escape cancels",
+                f"Into how many topics (2 to {self.most}) · Enter splits · Escape cancels",
                 classes="dialog-hint",
             )
 
@@ -53,9 +55,9 @@ class SplitTopicScreen(ModalScreen[int | None]):
             k = int(event.value)
         except ValueError:
             k = 0
-        if not 2 <= k <= max(2, self.size):
+        if not 2 <= k <= self.most:
             self.query_one("#split-error", Label).update(
-                f"A number from 2 to {max(2, self.size)}: the topic has {self.size} entries."
+                f"A number from 2 to {self.most} (the topic has {self.topic_size} entries)."
             )
             return
         self.dismiss(k)

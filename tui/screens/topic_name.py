@@ -35,7 +35,7 @@ class TopicNameScreen(ModalScreen[str | None]):
         super().__init__()
         self.dialog_title = title
         self.subject = subject
-        self.value = value
+        self.name_value = value
         self.optional = optional
 
     def compose(self) -> ComposeResult:
@@ -43,7 +43,7 @@ class TopicNameScreen(ModalScreen[str | None]):
             dialog.border_title = self.dialog_title
             yield Label(literal(self.subject), classes="dialog-subject")
             yield Input(
-                terminal_line(self.value),
+                terminal_line(self.name_value),
                 placeholder=self.optional or "the topic's name",
                 id="topic-name",
             )

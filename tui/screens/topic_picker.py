@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.style import Style
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,7 +19,7 @@ from topiclens.store import Topic
 from ..display import literal, terminal_line
 from . import DIALOG_CSS
 
-MATCH_STYLE = Style(reverse=True)
+MATCH_STYLE = "reverse"  # as the command palette marks the letters matched
 
 
 def matching(query: str, topics: list[Topic]) -> list[tuple[Topic, list[int]]]:
