@@ -31,6 +31,16 @@ from topiclens.tui.widgets.topic_list import USER_MARK, TopicItem, topic_line
 pytestmark = pytest.mark.xdist_group("topics")
 
 LABELS = ROOT / "bench" / "corpora" / "bundled-labels.jsonl"
+CORRECTION_IDS = [
+    "rename-topic",
+    "move-entry",
+    "merge-topic",
+    "split-topic",
+    "topic-from-search",
+    "hide-topic",
+    "show-topic",
+    "undo-topic",
+]
 
 
 @pytest.fixture(scope="module")
@@ -301,6 +311,8 @@ def test_escape_cancels_every_dialog_and_changes_nothing(db: Path):
         assert app.screen is s and toasts(app)[-1] == ("No hidden topics.", "warning")
         await settle(pilot)
         assert dump_store(db) == was
+        palette = {c.title for c in app.get_system_commands(s)}
+        assert {BY_ID[i].label for i in CORRECTION_IDS} <= palette
 
     run(db, scenario)
 
@@ -451,16 +463,7 @@ def test_terms_are_split_at_western_and_chinese_separators():
 
 
 def test_every_correction_is_a_command_in_the_topics_section_and_the_palette():
-    ids = [
-        "rename-topic",
-        "move-entry",
-        "merge-topic",
-        "split-topic",
-        "topic-from-search",
-        "hide-topic",
-        "show-topic",
-        "undo-topic",
-    ]
+    ids = CORRECTION_IDS
     assert [c.id for c in BY_SECTION[TOPICS]] == ids
     keys = {i: BY_ID[i].keys for i in ids}
     assert keys == {

@@ -62,9 +62,10 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
     mark = f"{USER_MARK} " if item.user else ""
     room = max(4, width - 1 - cell_width(mark + counts + unread))
     style = "italic" if item.view.kind != "topic" else "muted" if item.mixed else ""
+    marked = [(mark, "bold")] if mark else []  # no empty part: the frame stays as it was
     return [
         (" ", ""),
-        (mark, "bold"),
+        *marked,
         (fit_line(item.name, room), style),
         (counts, "muted"),
         (unread, "bold"),
