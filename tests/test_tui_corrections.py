@@ -369,6 +369,19 @@ def test_a_refused_correction_is_an_error_toast(db: Path):
         run(db, scenario)
 
 
+def test_no_correction_while_the_topics_are_being_grouped(db: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        was = dump_store(db)
+        s.preparing = True  # as while the first start's worker groups the entries
+        await pilot.press("H")
+        await settle(pilot)
+        message, severity = toasts(app)[-1]
+        assert message.startswith("Topics are being grouped") and severity == "warning"
+        assert dump_store(db) == was and s.correcting is False
+
+    run(db, scenario)
+
+
 # --- the fuzzy picker -------------------------------------------------------------------
 
 

@@ -168,6 +168,11 @@ class CorrectionActions:
         if self.correcting:
             self.notify("A correction is still running.", severity="warning", timeout=3)
             return
+        if self.preparing:  # the grouping would replace the topics under the correction
+            self.notify(
+                "Topics are being grouped: correct them once they are ready.", severity="warning"
+            )
+            return
         self.correcting = True
         if working:
             self.notify(working, timeout=3)
