@@ -400,6 +400,36 @@ def test_the_picker_matches_fuzzily_best_first_and_never_reads_names_as_markup()
     assert matching("zzz", topics) == []
 
 
+def test_dialogs_show_a_topic_named_in_markup_as_written(db: Path):
+    from topiclens.clustering.corrections import rename_topic
+
+    hostile = "[/] [@click=app.quit]q[/] [b"
+    with Store(db) as store:
+        first = store.topics()[0]
+        rename_topic(store, first.id, hostile)
+
+    def shown(app: TopicLensApp) -> str:
+        return " ".join(str(label.render()) for label in app.screen.query(Label))
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        s.jump_to_topic(first.id)
+        await settle(pilot)
+        for key in ("E", "S", "M"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert hostile in shown(app), key
+            if key != "M":
+                await pilot.press("escape")
+        await pick(pilot, "")  # the merge's partner, then its name dialog
+        assert isinstance(app.screen, TopicNameScreen)
+        assert f"keeps “{hostile}”" in shown(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is s and app.is_running
+
+    run(db, scenario)
+
+
 def test_the_picker_narrows_as_you_type_and_moves_with_the_arrows(db: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("l", "m")

@@ -86,7 +86,8 @@ class CorrectionActions:
 
             partner = next((t for t in self.topics if t.id == other), None)
             subject = f"{topic_subject(topic)} + {topic_subject(partner) if partner else other}"
-            screen = TopicNameScreen("Merged topic's name", subject, optional="names kept")
+            keeps = f"keeps “{topic.name}”"
+            screen = TopicNameScreen("Merged topic's name", subject, optional=keeps)
             self.app.push_screen(screen, named)
 
         targets = [t for t in self.topics if t.id != topic.id]

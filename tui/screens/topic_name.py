@@ -44,14 +44,14 @@ class TopicNameScreen(ModalScreen[str | None]):
             yield Label(literal(self.subject), classes="dialog-subject")
             yield Input(
                 terminal_line(self.name_value),
-                placeholder=self.optional or "the topic's name",
+                placeholder=terminal_line(self.optional or "the topic's name"),
                 id="topic-name",
             )
             yield Label("", id="topic-name-error")
             hint = "Enter saves · Escape cancels"
             if self.optional:
                 hint = f"Enter saves (blank: {self.optional}) · Escape cancels"
-            yield Label(hint, classes="dialog-hint")
+            yield Label(literal(hint), classes="dialog-hint")  # it may hold a topic's name
 
     @on(Input.Submitted)
     def _save(self, event: Input.Submitted) -> None:
