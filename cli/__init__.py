@@ -182,7 +182,8 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print JSON: {topics: [{id, name, keywords, size, entries: [...]}]}",
+        help="print JSON: {topics: [{id, name, keywords, size, user, pinned, entries: [...]}], "
+        "hidden: [...]}",
     )
 
     p = add("rename-topic", c.cmd_rename_topic, "give a topic your own name")
@@ -190,6 +191,54 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         "id", type=topic_id, metavar="ID", help="the topic's id (see `topiclens topics`)"
     )
     p.add_argument("name", metavar="NAME", help="the new name (one line)")
+
+    # --- topic: the reader's corrections (issue 13), each one also a key in the reader
+    from . import topic_commands as tc
+
+    topic = add(
+        "topic", tc.cmd_topic, "correct the topics: each correction lasts across re-clusters"
+    )
+    verbs = topic.add_subparsers(title="corrections", metavar="CORRECTION")
+
+    def verb(
+        name: str, func: Callable[[argparse.Namespace], int], help: str
+    ) -> argparse.ArgumentParser:
+        v = verbs.add_parser(name, help=help, description=help)
+        v.set_defaults(func=func)
+        return v
+
+    an_id = {"type": topic_id, "metavar": "ID", "help": "a topic id (see `topiclens topics`)"}
+    v = verb("rename", tc.cmd_rename, "give a topic your own name")
+    v.add_argument("id", **an_id)
+    v.add_argument("name", metavar="NAME", help="the new name (one line)")
+    v = verb("move", tc.cmd_move, "move an entry to another topic and pin it there")
+    v.add_argument("entry", metavar="ENTRY_ID", help="the entry's id (see `topiclens entries`)")
+    v.add_argument("topic", **an_id)
+    v = verb("merge", tc.cmd_merge, "merge topics into the first one given")
+    v.add_argument("ids", nargs="+", **an_id)
+    v.add_argument("--name", metavar="NAME", help="the merged topic's name (default: the first's)")
+    v = verb("split", tc.cmd_split, "split a topic's entries into N topics")
+    v.add_argument("id", **an_id)
+    v.add_argument(
+        "--k",
+        type=whole_number(2, 20, "the number of parts"),
+        default=2,
+        metavar="N",
+        help="parts, 2 to 20 (default: 2)",
+    )
+    v = verb("new", tc.cmd_new, "make a topic from search terms: it gathers the entries about them")
+    v.add_argument("name", metavar="NAME", help="the topic's name (one line)")
+    v.add_argument(
+        "--terms",
+        required=True,
+        metavar="TERMS",
+        help='its terms, comma-separated: "kv cache, KV 缓存"',
+    )
+    v = verb("hide", tc.cmd_hide, "hide a topic: its entries go to their next-best topic")
+    v.add_argument("id", **an_id)
+    v = verb("show", tc.cmd_show, "show a hidden topic again")
+    v.add_argument("id", **an_id)
+    verb("undo", tc.cmd_undo, "take back the last correction")
 
     return parser
 

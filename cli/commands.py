@@ -62,6 +62,9 @@ def _counts(report: Any) -> str:
     restored = getattr(report, "bookmarks_restored", None)  # a JSON export read back
     if restored is not None:
         text += f"; {restored} bookmarks restored, {report.bookmarks_unchanged} unchanged"
+    corrected = getattr(report, "corrections_restored", 0)
+    if corrected:
+        text += f"; {corrected} topic corrections restored (they shape the next topiclens cluster)"
     return text
 
 
@@ -219,10 +222,17 @@ def _brief(e: Any) -> dict[str, Any]:
 
 def _topics_json(store: Any) -> dict[str, Any]:
     """Each topic with its own entries (``entries``) and the entries whose own topic is
-    another but that are also listed under it (``also``), both in the reader's order."""
+    another but that are also listed under it (``also``), both in the reader's order;
+    whether the user made it (``user``), its terms, the entries pinned to it (``pinned``,
+    ids); and the hidden topics."""
     entries = {e.id: e for e in store.entries()}
+    corrections = store.corrections()
+    pinned: dict[int, list[str]] = {}
+    for eid, tid in corrections.pins.items():
+        pinned.setdefault(tid, []).append(eid)
     topics = []
     for t in store.topics():
+        shaped = corrections.topics.get(t.id)
         members = [entries[i] for i in store.topic_entry_ids(t.id) if i in entries]
         also = [entries[i] for i in store.also_entry_ids(t.id) if i in entries]
         topics.append(
@@ -233,11 +243,21 @@ def _topics_json(store: Any) -> dict[str, Any]:
                 "size": t.size,
                 "cohesion": t.cohesion,
                 "mixed": t.mixed,
+                # made by the user (a merge, a split, search terms), not by the clustering
+                "user": shaped is not None and shaped.origin in USER_ORIGINS,
+                "terms": list(shaped.terms) if shaped else [],
+                "pinned": pinned.get(t.id, []),
                 "entries": [_brief(e) for e in members],
                 "also": [_brief(e) for e in also],
             }
         )
-    return {"topics": topics}
+    hidden = [
+        {"id": c.topic_id, "name": c.label, "size": len(c.entries)} for c in corrections.hidden()
+    ]
+    return {"topics": topics, "hidden": hidden}
+
+
+USER_ORIGINS = ("merge", "split", "terms")
 
 
 TOPICS_HEADER = "  id   size  cohesion  name (keywords)"
@@ -269,28 +289,8 @@ def cmd_topics(args: argparse.Namespace) -> int:
     return 0
 
 
-def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a topic name (names are one line of visible text), or None."""
-    for ch in name:
-        if ch in "\n\r\t\v\f\u2028\u2029" or terminal_text(ch) != ch:
-            what = "a line break" if ch in "\n\r\v\f\u2028\u2029" else "a control character"
-            return f"a topic name is one line of text; this one holds {what} (U+{ord(ch):04X})"
-    return None
-
-
 def cmd_rename_topic(args: argparse.Namespace) -> int:
-    problem = name_problem(args.name)
-    if problem:
-        err(f"topiclens: {problem}")
-        return 2
-    with open_store(args) as store:
-        try:
-            found = store.rename_topic(args.id, args.name)
-        except ValueError as exc:
-            err(f"topiclens: {exc}")
-            return 2
-    if not found:
-        err(f"topiclens: no topic with id {args.id}; `topiclens topics` lists them")
-        return 1
-    out(f"topic {args.id} is now {args.name.strip()!r}; the name survives re-clustering")
-    return 0
+    """``rename-topic``: the alias of ``topic rename``."""
+    from .topic_commands import cmd_rename
+
+    return cmd_rename(args)

@@ -15,11 +15,12 @@ and transactions, so it is safe in a worker beside the reader's other workers.
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from topiclens.store.corrections import Corrections, Plan, TopicCorrection, apply, in_force
-from topiclens.store.corrections import undo_last as _undo_last
+from topiclens.store.corrections import Corrections, Plan, TopicCorrection
 from topiclens.store.models import Topic
 from topiclens.store.text import terminal_line, terminal_text
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from topiclens.store.db import Store
 
 MAX_SPLIT = 20  # parts a split may ask for
+KEYWORDS = 10  # keywords kept for a topic a correction makes
 
 
 class CorrectionError(ValueError):
@@ -68,7 +70,7 @@ def _topic(store: Store, topic_id: int) -> Topic:
     topic = store.topic(topic_id)
     if topic is not None:
         return topic
-    hidden = in_force(store).topics.get(topic_id)
+    hidden = store.corrections().topics.get(topic_id)
     if hidden is not None and hidden.hidden:
         raise CorrectionError(
             f"topic {topic_id} ({_quote(hidden.label)}) is hidden; show it first "
@@ -86,10 +88,10 @@ def rename_topic(store: Store, topic_id: int, name: str) -> Change:
     topic = _topic(store, topic_id)
     plan = Plan(f"renamed topic {topic_id} to {_quote(name)}", topic_id)
     plan.topics.append(topic._replace(name=name, user_named=True))
-    shaped = in_force(store).topics.get(topic_id)
+    shaped = store.corrections().topics.get(topic_id)
     if shaped is not None:
         plan.corrections.append(shaped._replace(name=name, label=name))
-    apply(store, plan)
+    store.apply_correction(plan)
     return Change(plan.message, topic_id)
 
 
@@ -103,20 +105,131 @@ def move_entry(store: Store, entry_id: str, topic_id: int) -> Change:
     plan = Plan(f"moved {_quote(entry.title)} to {_quote(topic.name)} (pinned there)", topic_id)
     plan.assign[entry_id] = (topic_id, 0.0, [])
     plan.pins[entry_id] = topic_id
-    apply(store, plan)
+    if topic_id not in store.corrections().topics:
+        # the topic is known, across re-clusters, by the entries it has now
+        entries = store.topic_entry_ids(topic_id)
+        row = TopicCorrection(topic_id, "pin", None, topic.name, entries=entries)
+        plan.corrections.append(row._replace(made_at=time.time()))
+    store.apply_correction(plan)
     return Change(plan.message, topic_id)
 
 
 def merge_topics(store: Store, topic_ids: Sequence[int], name: str | None = None) -> Change:
     """Merge the topics ``topic_ids`` into the first of them (named ``name``, else keeping
     its name); a re-cluster keeps their entries together."""
-    raise NotImplementedError
+    ids = list(dict.fromkeys(topic_ids))
+    if len(ids) < 2:
+        raise CorrectionError("a merge needs two topics or more")
+    given = None if name is None else clean_name(name)
+    topics = [_topic(store, t) for t in ids]
+    target, others = topics[0], topics[1:]
+    corr = store.corrections()
+    shaped = [corr.topics[t] for t in ids if t in corr.topics]
+    kept_name = corr.topics[target.id].name if target.id in corr.topics else None
+    if kept_name is None and target.user_named:
+        kept_name = target.name
+    final = given or target.name
+    entries = {t.id: store.topic_entry_ids(t.id) for t in topics}
+    held = [e for t in topics for e in entries[t.id]]
+    held += [e for c in shaped if c.origin != "pin" for e in c.entries if e not in set(held)]
+    plan = Plan(
+        f"merged {', '.join(_quote(t.name) for t in others)} into {_quote(final)} "
+        f"({sum(map(len, entries.values()))} entries)",
+        target.id,
+    )
+    plan.topics.append(
+        target._replace(
+            name=final,
+            user_named=bool(given or kept_name),
+            keywords=_merged_keywords(topics),
+            mixed=False,
+        )
+    )
+    for t in others:
+        for eid in entries[t.id]:
+            plan.assign[eid] = (target.id, 0.0, [])
+    plan.pins = {e: target.id for e, t in corr.pins.items() if t in ids[1:]}
+    plan.drop_topics = [t.id for t in others]
+    plan.drop_corrections = [c.topic_id for c in shaped if c.topic_id != target.id]
+    terms = list(dict.fromkeys(term for c in shaped for term in c.terms))
+    plan.corrections.append(
+        TopicCorrection(
+            target.id, "merge", given or kept_name, final, terms, held, [], False, time.time()
+        )
+    )
+    store.apply_correction(plan)
+    return Change(plan.message, target.id)
+
+
+def _merged_keywords(topics: Sequence[Topic]) -> list[tuple[str, float]]:
+    """The topics' keywords together, each weighed by its topic's size."""
+    total: dict[str, float] = {}
+    size = max(1, sum(t.size for t in topics))
+    for t in topics:
+        for word, weight in t.keywords:
+            total[word] = total.get(word, 0.0) + weight * t.size / size
+    best = sorted(total.items(), key=lambda kv: -kv[1])[:KEYWORDS]
+    return [(w, round(v, 6)) for w, v in best]
 
 
 def split_topic(store: Store, topic_id: int, k: int = 2) -> Change:
     """Cluster topic ``topic_id``'s entries into ``k`` topics (the largest keeps the id and
     a name the user gave it); a re-cluster keeps the parts apart. Slow: a worker's job."""
-    raise NotImplementedError
+    from .reshape import split_parts
+
+    if not 2 <= k <= MAX_SPLIT:
+        raise CorrectionError(f"a topic splits into 2 to {MAX_SPLIT} parts, not {k}")
+    topic = _topic(store, topic_id)
+    entries = store.topic_entry_ids(topic_id)
+    if len(entries) < k:
+        raise CorrectionError(
+            f"{_quote(topic.name)} holds {len(entries)} entries: too few to split in {k}"
+        )
+    parts = split_parts(store, entries, k)
+    if len(parts) < k:
+        raise CorrectionError(
+            f"the entries of {_quote(topic.name)} use too few different words to split in {k}"
+        )
+    corr = store.corrections()
+    pinned_here = {e for e, t in corr.pins.items() if t == topic_id}
+    ids = [topic_id, *_fresh_ids(store, len(parts) - 1)]
+    now = time.time()
+    plan = Plan("", topic_id)
+    names = []
+    for i, (tid, part) in enumerate(zip(ids, parts, strict=True)):
+        own = topic.user_named and i == 0
+        name = topic.name if own else part.name
+        names.append(name)
+        members = [e for e in part.entries if i == 0 or e not in pinned_here]
+        if i == 0:
+            members += [e for p in parts[1:] for e in p.entries if e in pinned_here]
+        plan.topics.append(
+            Topic(tid, name, part.keywords, len(members), own, None, part.cohesion, False)
+        )
+        for eid in members:
+            plan.assign[eid] = (tid, part.scores.get(eid, 0.0), part.terms.get(eid, []))
+        given = name if own else None
+        plan.corrections.append(
+            TopicCorrection(tid, "split", given, name, [], members, [], False, now)
+        )
+    plan.message = f"split {_quote(topic.name)} into {', '.join(map(_quote, names))}"
+    store.apply_correction(plan)
+    return Change(plan.message, topic_id)
+
+
+def _fresh_ids(store: Store, n: int) -> list[int]:
+    """``n`` topic ids no topic has had (nor a hidden one, nor a remembered name)."""
+    corr = store.corrections()
+    used = [t.id for t in store.topics()] + list(corr.topics) + list(corr.pins.values())
+    high = max([0, *used, int(store.get_meta("clustering.max_topic_id") or 0)])
+    return list(range(high + 1, high + 1 + n))
+
+
+def split_terms(text: str) -> list[str]:
+    """The terms in ``text``, split at commas (ASCII or Chinese) and 、, blanks trimmed."""
+    for mark in "，、;；":
+        text = text.replace(mark, ",")
+    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def new_topic(store: Store, name: str, terms: Sequence[str]) -> Change:
@@ -125,32 +238,107 @@ def new_topic(store: Store, name: str, terms: Sequence[str]) -> Change:
     tokenizer, so "KV cache" and "KV 缓存" are one), now and when later entries are
     imported, and seeds every re-cluster as anchors do. Entries pinned elsewhere stay
     there. Slow: a worker's job."""
-    raise NotImplementedError
+    from .holding import gather, term_tokens
+
+    name = clean_name(name)
+    terms = list(dict.fromkeys(t for term in terms for t in split_terms(term)))
+    if not terms:
+        raise CorrectionError("a topic made from terms needs at least one term")
+    if not term_tokens(store, terms):
+        raise CorrectionError(f"the terms {_terms(terms)} hold no word to look for")
+    pins = store.corrections().pins
+    found = [e for e in gather(store, terms) if e not in pins]
+    if not found:
+        raise CorrectionError(f"no entry uses {_terms(terms)}; no topic was made")
+    (tid,) = _fresh_ids(store, 1)
+    plan = Plan(f"made {_quote(name)} from {len(found)} entries using {_terms(terms)}", tid)
+    keywords = [(t, 1.0) for t in terms[:KEYWORDS]]
+    plan.topics.append(Topic(tid, name, keywords, len(found), True))
+    plan.assign = {eid: (tid, 0.0, []) for eid in found}
+    plan.corrections.append(
+        TopicCorrection(tid, "terms", name, name, terms, found, keywords, False, time.time())
+    )
+    store.apply_correction(plan)
+    return Change(plan.message, tid)
+
+
+def _terms(terms: Sequence[str]) -> str:
+    return ", ".join(_quote(t) for t in terms)
 
 
 def hide_topic(store: Store, topic_id: int) -> Change:
     """Hide topic ``topic_id``: its entries go to their next-best topic, and it stays
     hidden across re-clusters until :func:`show_topic`."""
-    raise NotImplementedError
+    from .reshape import next_best
+
+    topic = _topic(store, topic_id)
+    if len(store.topics()) < 2:
+        raise CorrectionError(f"{_quote(topic.name)} is the only topic; it cannot be hidden")
+    entries = store.topic_entry_ids(topic_id)
+    corr = store.corrections()
+    plan = Plan("", None)
+    plan.assign = next_best(store, entries, topic_id)
+    plan.unpin = [e for e, t in corr.pins.items() if t == topic_id]
+    plan.drop_topics = [topic_id]
+    was = corr.topics.get(topic_id)
+    held = list(dict.fromkeys([*entries, *(was.entries if was else ())]))
+    name = was.name if was else (topic.name if topic.user_named else None)
+    row = was or TopicCorrection(topic_id, "hide", name, made_at=time.time())
+    keywords = list(topic.keywords)
+    plan.corrections.append(
+        row._replace(label=topic.name, entries=held, keywords=keywords, hidden=True)
+    )
+    went = Counter(t for t, _, _ in plan.assign.values()).most_common(1)
+    plan.topic_id = went[0][0] if went else None
+    plan.message = (
+        f"hid {_quote(topic.name)}: its {len(entries)} entries went to their next-best topics"
+    )
+    store.apply_correction(plan)
+    return Change(plan.message, plan.topic_id)
 
 
 def show_topic(store: Store, topic_id: int) -> Change:
     """Show hidden topic ``topic_id`` again, with the entries it had (those not pinned
     elsewhere since)."""
-    raise NotImplementedError
+    from .holding import gather
+
+    corr = store.corrections()
+    row = corr.topics.get(topic_id)
+    if row is None or not row.hidden:
+        if store.topic(topic_id) is not None:
+            raise CorrectionError(f"topic {topic_id} is not hidden")
+        raise CorrectionError(f"no hidden topic with id {topic_id}; `topiclens topics` lists them")
+    known = set(store.entry_ids())
+    entries = [e for e in row.entries if e in known]
+    if row.terms:
+        entries += [e for e in gather(store, row.terms) if e not in set(entries)]
+    entries = [e for e in entries if corr.pins.get(e, topic_id) == topic_id]
+    if not entries:
+        raise CorrectionError(f"no entry of {_quote(row.label)} is left to show")
+    plan = Plan(f"{_quote(row.label)} is shown again, with {len(entries)} entries", topic_id)
+    plan.topics.append(
+        Topic(topic_id, row.label, list(row.keywords), len(entries), row.name is not None)
+    )
+    plan.assign = {eid: (topic_id, 0.0, []) for eid in entries}
+    if row.origin == "hide":
+        plan.drop_corrections = [topic_id]
+    else:
+        plan.corrections.append(row._replace(hidden=False))
+    store.apply_correction(plan)
+    return Change(plan.message, topic_id)
 
 
 def hidden_topics(store: Store) -> list[Topic]:
     """The hidden topics, in the order they were hidden (size: the entries they hold)."""
     return [
         Topic(c.topic_id, c.label, list(c.keywords), len(c.entries), c.name is not None)
-        for c in in_force(store).hidden()
+        for c in store.corrections().hidden()
     ]
 
 
 def undo(store: Store) -> Change | None:
     """Take back the last correction still in the log; None when there is none."""
-    undone = _undo_last(store)
+    undone = store.undo_correction()
     if undone is None:
         return None
     message = f"undone: {undone.message}"
@@ -167,7 +355,7 @@ def corrections(store: Store) -> Corrections:
     name, terms, entries held, hidden) and the pinned entries (``pins``: entry id ->
     topic id). ``to_json()`` gives them as the JSON export and ``topics --json`` carry
     them."""
-    return in_force(store)
+    return store.corrections()
 
 
 __all__ = [

@@ -30,6 +30,7 @@ from .features import (
     fit_features,
     lsa_dims_for,
 )
+from .holding import held_seeds, hold
 from .membership import also_topics, anchor_term_sets
 from .naming import entry_terms, name_topics
 from .neighbours import (
@@ -54,7 +55,6 @@ from .partition import (
     covered,
     kmeans,
     n_init_for,
-    relabel,
     seed_centroids,
 )
 from .stages import Progress, Stage, StageClock
@@ -147,6 +147,9 @@ class TopicModel(ParamsMixin):
         tokens: Docs | None = None,
         *,
         pinned: Mapping[Hashable, Sequence[int]] | None = None,
+        held: Mapping[Hashable, Sequence[int]] | None = None,
+        hidden: Sequence[Sequence[int]] = (),
+        context: Mapping[Hashable, Sequence[int]] | None = None,
         progress: Progress | None = None,
     ) -> TopicModel:
         """Cluster ``texts`` (one string per entry) into topics; returns ``self``.
@@ -161,6 +164,13 @@ class TopicModel(ParamsMixin):
         a centroid, and every group claims the cluster most of it goes to, unless a
         stronger claim took it (``topic_pinned_``; a key found nowhere in it kept no
         topic).
+
+        ``held`` maps a key to entry indices that must end in one topic (a correction the
+        user made: a merge, a split's part, a topic made from terms): each group seeds a
+        centroid, then all of it goes to the cluster most of it went to, or to a new one
+        (``topic_held_``); ``context`` adds, per key, entries that seed and choose that
+        cluster without being held. The cluster most of each ``hidden`` group went to is
+        dissolved into the nearest others (:func:`.holding.hold`).
 
         ``n_topics_`` is k, or fewer when fewer than k entries differ, or more when the
         ``max_share`` cap split clusters (``n_split_`` of them)."""
@@ -181,10 +191,12 @@ class TopicModel(ParamsMixin):
         pinned = {key: g for key, g in (pinned or {}).items() if len(g)}
         pin_keys = list(pinned)
         pin_members = [np.asarray(g, dtype=np.int64) for g in pinned.values()]
-        k = auto_k(n, len(groups) + len(pin_keys)) if self.n_topics == "auto" else self.n_topics
+        held = {key: g for key, g in (held or {}).items() if len(g)}
+        n_seeds = len(groups) + len(pin_keys) + len(held)
+        k = auto_k(n, n_seeds) if self.n_topics == "auto" else self.n_topics
         k = max(1, min(int(k), n))
         # more named groups than topics: the first k seed a centroid, every one may claim
-        seeded = pin_members[:k]
+        seeded = (held_seeds(held, context or {}) + pin_members)[:k]
         groups = sorted(groups, key=lambda g: -len(g.members))
         # an anchor whose entries mostly lie in one named group is that group's subject: a
         # second centroid there would split the group; it still names the cluster it wins
@@ -215,9 +227,9 @@ class TopicModel(ParamsMixin):
         made = len(np.unique(labels))  # below k when fewer than k rows differ
         if self.max_share is not None and n >= 10:
             labels = cap(space, labels, rs, self.max_share)
-        labels = relabel(labels)
+        self.n_split_ = len(np.unique(labels)) - made
+        labels, self.topic_held_ = hold(space, labels, held, hidden, context or {})
         k = int(labels.max()) + 1
-        self.n_split_ = k - made
         clock.done(Stage.KMEANS, 0.75)
 
         claims = groups + inside
@@ -229,7 +241,8 @@ class TopicModel(ParamsMixin):
         self.cohesion_ = cohesion(x, labels, k)
         # a topic whose entries share little is mixed, whatever anchor it carries on
         self.mixed_ = [
-            self.topic_pinned_[c] is None and v < MIXED_BELOW for c, v in enumerate(self.cohesion_)
+            self.topic_pinned_[c] is None and self.topic_held_[c] is None and v < MIXED_BELOW
+            for c, v in enumerate(self.cohesion_)
         ]
         # an anchor names a topic only when most of its entries use the anchor's terms
         terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}

@@ -15,12 +15,13 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .anchors import load_anchors
+from .holding import Holding, holding, matching, term_tokens
 from .partition import MAX_SHARE
+from .report import ClusterReport
 from .stages import Progress, Stage
 from .token_cache import entry_token_ids, entry_tokens, tokenized_anchors
 from .user_names import Named, named_topics, remember, settle
@@ -33,61 +34,6 @@ if TYPE_CHECKING:
 MATCH_MIN_JACCARD = 0.2  # an old topic's id passes to a new one sharing this much
 SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
 _SEP = "\x1f"
-
-
-@dataclass(slots=True)
-class ClusterReport:
-    entries: int = 0
-    topics: int = 0
-    tokenized: int = 0  # entries tokenized now
-    cached: int = 0  # entries whose tokens came from the cache
-    kept_ids: int = 0  # topics that kept the id of an old topic
-    seconds: dict[str, float] = field(default_factory=dict)
-    asked_k: int | None = None  # the k asked for; None: chosen by corpus size
-    largest_share: float = 0.0  # the largest topic's share of the entries
-    split: int = 0  # topics the cap on a topic's share split off (automatic k only)
-    named: int = 0  # topics the user named, going in (remembered ones included)
-    lost_names: list[str] = field(default_factory=list)  # no topic now; remembered
-    gone_names: list[str] = field(default_factory=list)  # every entry gone; forgotten
-    restored_names: list[str] = field(default_factory=list)  # remembered, now back
-
-    def notes(self) -> list[str]:
-        """One plain-text line for each thing the user did not get as asked (or got back)."""
-        lines = []
-        asked = self.asked_k
-        if asked is not None and self.topics < asked:
-            if self.entries < asked:
-                why = f"there are only {self.entries} entries"
-                if self.topics < self.entries:
-                    why += f", using only {self.topics} different sets of words"
-            else:
-                why = f"the {self.entries} entries use only {self.topics} different sets of words"
-            lines.append(f"asked for {asked} topics, made {self.topics}: {why}")
-        elif asked is not None and self.topics > 1 and self.largest_share > MAX_SHARE:
-            lines.append(
-                f"{asked} topics as asked: the largest holds {self.largest_share:.0%} of the "
-                f"entries (an automatic k splits any topic above {MAX_SHARE:.0%})"
-            )
-        if self.lost_names:
-            if asked is not None and asked < self.named:
-                why = f"you named {self.named} topics and asked for {asked}"
-            elif self.topics < self.named:
-                why = f"you named {self.named} topics; {self.entries} entries made {self.topics}"
-            else:
-                why = "their entries went to topics carrying other names you gave"
-            lines.append(
-                f"no topic this time for {_quoted(self.lost_names)} ({why}); the names are "
-                "kept, and come back with a re-cluster that has room for them"
-            )
-        if self.gone_names:
-            lines.append(f"no entry left of {_quoted(self.gone_names)}: the names are dropped")
-        if self.restored_names:
-            lines.append(f"names you gave, back: {_quoted(self.restored_names)}")
-        return lines
-
-
-def _quoted(names: Sequence[str]) -> str:
-    return ", ".join(repr(n) for n in names)
 
 
 def cluster_store(
@@ -133,21 +79,34 @@ def cluster_store(
     texts = [text for _, text in store.entry_texts(ids)] if model.needs_texts(len(ids)) else None
     report.seconds[Stage.TOKENIZE] = time.perf_counter() - t0
 
-    # topics the user named must last: their entries seed them, as anchors do
+    # the user's corrections hold their topics; the names the user gave seed theirs
+    held = _holding(store, ids)
     position = {eid: i for i, eid in enumerate(ids)}
-    named = named_topics(store)
+    every_name = named_topics(store)
+    named = {t: v for t, v in every_name.items() if t not in held.held and t not in held.hidden}
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
-    model.fit(texts, tids.counts(), pinned=pinned, progress=progress)
+    model.fit(
+        texts,
+        tids.counts(),
+        pinned=pinned,
+        held=held.held,
+        hidden=list(held.hidden.values()),
+        context=held.context,
+        progress=progress,
+    )
     report.seconds.update(model.stage_seconds_)
     t1 = time.perf_counter()
     labels = model.labels_.tolist()
     members: list[list[str]] = [[] for _ in range(model.n_topics_)]
     for eid, c in zip(ids, labels, strict=True):
         members[c].append(eid)
-    matched = _match_topics(store, members, model.topic_anchors_, model.topic_pinned_, named)
+    given = {tid: v.name for tid, v in every_name.items() if tid in held.held} | held.names
+    matched = _match_topics(store, members, model, named, given, set(held.hidden) | set(held.empty))
     report.kept_ids = matched.kept
     settled = settle(named, pinned, matched.ids)
     report.named = len(named)
+    report.held, report.hidden = len(held.held), len(held.hidden)
+    report.empty_names = _forget_empty(store, held.empty)
     report.lost_names, report.gone_names = settled.lost, settled.gone
     report.restored_names = settled.restored
     remember(store, settled.remember)  # before the topics are replaced: no name forgotten
@@ -191,6 +150,24 @@ def cluster_store(
     return report
 
 
+def _holding(store: Store, ids: Sequence[str]) -> Holding:
+    """The corrections in force as groups of ``ids`` (none: one cheap read)."""
+    if not store.has_corrections():
+        return Holding({}, {}, {}, {}, [])
+    return holding(store, ids, store.corrections())
+
+
+def _forget_empty(store: Store, topic_ids: Sequence[int]) -> list[str]:
+    """The names of the shaped topics ``topic_ids`` no entry is left of; their corrections
+    are dropped, but for topics made from terms (an entry using them may come)."""
+    if not topic_ids:
+        return []
+    shaped = store.corrections().topics
+    empty = [shaped[t] for t in topic_ids if t in shaped]
+    store.forget_corrections([c.topic_id for c in empty if not c.terms])
+    return [c.name or c.label or f"topic {c.topic_id}" for c in empty]
+
+
 class _Matched(NamedTuple):
     ids: list[int]  # each new topic's id
     user_named: list[bool]  # whether it carries on a topic the user named
@@ -201,23 +178,29 @@ class _Matched(NamedTuple):
 def _match_topics(
     store: Store,
     members: list[list[str]],
-    anchors: list[str | None],
-    pinned: list[int | None],
+    model: TopicModel,
     named: dict[int, Named],
+    given: dict[int, str],
+    barred: set[int],
 ) -> _Matched:
-    """An id for each new cluster: the id of the user-named topic it carries on (in the
-    store, or remembered in ``named``; its name wins over an anchor's), else of the old
-    topic it shares an anchor or enough entries with (Jaccard >= MATCH_MIN_JACCARD), else
-    a new, never used id."""
+    """An id for each new cluster: the id of the topic a correction holds in it (named as
+    ``given``), else of the user-named topic it carries on (in the store, or remembered in
+    ``named``; its name wins over an anchor's), else of the old topic it shares an anchor
+    or enough entries with (Jaccard >= MATCH_MIN_JACCARD), else a new, never used id. The
+    ``barred`` ids (hidden topics) pass to none."""
+    anchors: list[str | None] = model.topic_anchors_
     old_topics = {t.id: t for t in store.topics()}
     old_assign = store.assignments()
     old_sizes: dict[int, int] = {}
     for tid in old_assign.values():
         old_sizes[tid] = old_sizes.get(tid, 0) + 1
     ids: list[int | None] = [None] * len(members)
-    used: set[int] = set()
-    for c, tid in enumerate(pinned):
-        if tid is not None and tid in named:
+    used: set[int] = set(barred) | {t for t in model.topic_held_ if t is not None}
+    for c, tid in enumerate(model.topic_held_):
+        if tid is not None:
+            ids[c] = tid
+    for c, tid in enumerate(model.topic_pinned_):
+        if tid is not None and tid in named and tid not in used and ids[c] is None:
             ids[c] = tid
             used.add(tid)
     for c, anchor in enumerate(anchors):
@@ -245,7 +228,16 @@ def _match_topics(
         if ids[c] is None and tid not in used:
             ids[c] = tid
             used.add(tid)
-    high = max([0, *old_topics, *named, int(store.get_meta("clustering.max_topic_id") or 0)])
+    high = max(
+        [
+            0,
+            *old_topics,
+            *named,
+            *barred,
+            *given,
+            int(store.get_meta("clustering.max_topic_id") or 0),
+        ]
+    )
     final: list[int] = []
     for i in ids:
         if i is None:
@@ -253,7 +245,7 @@ def _match_topics(
             i = high
         final.append(i)
     store.set_meta("clustering.max_topic_id", str(high))
-    names = [named[i].name if i in named else None for i in ids]
+    names = [given.get(i) if i in given else named[i].name if i in named else None for i in ids]
     user = [name is not None for name in names]
     return _Matched(final, user, names, sum(1 for i in ids if i is not None))
 
@@ -345,6 +337,14 @@ def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> tuple[int, list
             todo, placed.labels.tolist(), placed.scores, placed.terms, strict=True
         )
     }
+    # a topic made from terms gathers the new entries that use them (the latest made wins)
+    if store.has_corrections():
+        shaped = sorted(store.corrections().topics.values(), key=lambda c: c.made_at)
+        sets = [set(d) for d in docs]
+        for c in shaped:
+            if c.terms and not c.hidden and c.topic_id in live:
+                for i in matching(sets, term_tokens(store, c.terms)):
+                    out[todo[i].id] = (c.topic_id, out[todo[i].id][1], [])
     similar = {
         e.id: [(saved.entry_ids[j], v) for j, v in near]
         for e, near in zip(todo, placed.similar, strict=True)

@@ -2,10 +2,11 @@
 written in one transaction, and the log that undo walks back.
 
 - ``topic_corrections``: a topic the user shaped (``origin``: "merge", "split", "terms"
-  for one made from search terms, "hide" for one only hidden), with the entries it holds
-  (which a re-cluster keeps together), the terms that gather entries into it, the name the
-  user gave, and whether it is hidden (a hidden topic has no row in ``topics``: its
-  correction keeps its name and keywords until it is shown again);
+  for one made from search terms, "hide" for one only hidden, "pin" for one the user
+  pinned entries to), with the entries it holds (which a re-cluster keeps together; for
+  "pin", the entries it had, by which a re-cluster knows it), the terms that gather
+  entries into it, the name the user gave, and whether it is hidden (a hidden topic has
+  no row in ``topics``: its correction keeps its name and keywords until it is shown);
 - ``entry_pins``: an entry the user moved, and the topic it stays in;
 - ``correction_log``: each correction's message and the rows it changed as they were
   before (``before``), so undo puts them back. A re-cluster renumbers nothing but replaces
@@ -17,23 +18,31 @@ written in one transaction, and the log that undo walks back.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import orjson
 
 from .connection import Database
-from .models import Topic
-from .schema import TOPIC_LIST_FILL
+from .correction_log import (
+    CORRECTION_ROW,
+    TOPIC_ROW,
+    generation,
+    relist,
+    resize,
+    snapshot,
+)
+from .correction_log import (
+    rows as select_in,
+)
+from .models import Problem, Topic
+from .reading import BOM
 from .topics import INSERT_ASSIGNMENT, Assignments
 
-GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
 LOG_KEPT = 200  # corrections undo can walk back
 
-TOPIC_ROW = "id, name, user_named, anchor, keywords, size, cohesion, mixed, updated_at"
-CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
-ORIGINS = ("merge", "split", "terms", "hide")
+ORIGINS = ("merge", "split", "terms", "hide", "pin")
 
 
 class TopicCorrection(NamedTuple):
@@ -165,49 +174,6 @@ def last_logged(db: Database) -> tuple[int, str] | None:
 # --- writing ----------------------------------------------------------------------------
 
 
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values)) or "NULL"
-
-
-def _rows(conn: Any, sql: str, keys: Sequence[Any]) -> list[Any]:
-    """``sql`` (with one ``IN ({})``) over ``keys``, in chunks SQLite accepts."""
-    out: list[Any] = []
-    keys = list(keys)
-    for i in range(0, len(keys), 500):
-        part = keys[i : i + 500]
-        out.extend(conn.execute(sql.format(_marks(part)), part).fetchall())
-    return out
-
-
-def _snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, Any]:
-    """The rows a correction touching ``topic_ids`` and ``entry_ids`` may change, as they
-    are now (None: no row)."""
-    topics: dict[str, Any] = {str(t): None for t in topic_ids}
-    for row in _rows(conn, f"SELECT {TOPIC_ROW} FROM topics WHERE id IN ({{}})", topic_ids):
-        topics[str(row[0])] = list(row)
-    assign: dict[str, Any] = dict.fromkeys(entry_ids)
-    sql = "SELECT entry_id, topic_id, score, terms, similar FROM topic_assignments "
-    for row in _rows(conn, sql + "WHERE entry_id IN ({})", entry_ids):
-        assign[row[0]] = list(row[1:])
-    corr: dict[str, Any] = {str(t): None for t in topic_ids}
-    sql = f"SELECT {CORRECTION_ROW} FROM topic_corrections WHERE topic_id IN ({{}})"
-    for row in _rows(conn, sql, topic_ids):
-        corr[str(row[0])] = list(row)
-    pins: dict[str, Any] = dict.fromkeys(entry_ids)
-    sql = "SELECT entry_id, topic_id, pinned_at FROM entry_pins WHERE entry_id IN ({})"
-    for row in _rows(conn, sql, entry_ids):
-        pins[row[0]] = list(row[1:])
-    sql = "SELECT entry_id, topic_id, score FROM topic_also WHERE "
-    also = {tuple(r) for r in _rows(conn, sql + "entry_id IN ({})", entry_ids)}
-    also |= {tuple(r) for r in _rows(conn, sql + "topic_id IN ({})", topic_ids)}
-    return {"topics": topics, "assign": assign, "corr": corr, "pins": pins, "also": sorted(also)}
-
-
-def _generation(conn: Any) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (GENERATION,)).fetchone()
-    return int(row[0]) if row else 0
-
-
 def _write_topic(conn: Any, t: Topic, now: float) -> None:
     conn.execute(
         f"INSERT INTO topics({TOPIC_ROW}) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE "
@@ -245,33 +211,12 @@ def _write_correction(conn: Any, c: TopicCorrection) -> None:
     )
 
 
-def _relist(conn: Any, entry_ids: Iterable[str]) -> None:
-    """Rewrite the reader's list rows of ``entry_ids`` from their assignments, and drop
-    any also row that names an entry's own topic."""
-    rows = [(eid,) for eid in entry_ids]
-    conn.executemany("DELETE FROM topic_list WHERE entry_id = ?", rows)
-    conn.executemany(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", rows)
-    conn.executemany(
-        "DELETE FROM topic_also WHERE entry_id = ? AND topic_id = "
-        "(SELECT topic_id FROM topic_assignments WHERE entry_id = topic_also.entry_id)",
-        rows,
-    )
-
-
-def _resize(conn: Any, topic_ids: Iterable[int]) -> None:
-    conn.executemany(
-        "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
-        "WHERE a.topic_id = topics.id) WHERE id = ?",
-        [(t,) for t in topic_ids],
-    )
-
-
 def apply(db: Database, plan: Plan) -> None:
     """Write ``plan`` in one transaction, with its log row (the touched rows as they were)."""
     now = time.time()
     with db.write() as conn:
         entry_ids = set(plan.assign) | set(plan.pins) | set(plan.unpin)
-        old = _rows(
+        old = select_in(
             conn,
             "SELECT DISTINCT topic_id FROM topic_assignments WHERE entry_id IN ({})",
             entry_ids,
@@ -279,15 +224,14 @@ def apply(db: Database, plan: Plan) -> None:
         topic_ids = {t for (t,) in old} | {t.id for t in plan.topics} | set(plan.drop_topics)
         topic_ids |= {tid for tid, _, _ in plan.assign.values()} | set(plan.pins.values())
         topic_ids |= {c.topic_id for c in plan.corrections} | set(plan.drop_corrections)
-        before = _snapshot(conn, topic_ids, entry_ids)
+        before = snapshot(conn, topic_ids, entry_ids)
         for t in plan.topics:
             _write_topic(conn, t, now)
-        rows = [(eid, *a) for eid, a in plan.assign.items()]
         conn.executemany(
             INSERT_ASSIGNMENT,
             [
-                (eid, tid, float(s), orjson.dumps(terms).decode(), "[]")
-                for eid, tid, s, terms in rows
+                (eid, tid, float(score), orjson.dumps(terms).decode(), "[]")
+                for eid, (tid, score, terms) in plan.assign.items()
             ],
         )
         # an entry moved keeps its similar entries (they do not depend on its topic)
@@ -296,10 +240,10 @@ def apply(db: Database, plan: Plan) -> None:
                 conn.execute(
                     "UPDATE topic_assignments SET similar = ? WHERE entry_id = ?", (a[3], eid)
                 )
-        _relist(conn, plan.assign)
+        relist(conn, plan.assign)
         for tid in plan.drop_topics:
             conn.execute("DELETE FROM topics WHERE id = ?", (tid,))
-        _resize(conn, topic_ids)
+        resize(conn, topic_ids)
         kept = {t.id for t in plan.topics}
         for tid in topic_ids - kept:
             conn.execute("DELETE FROM topics WHERE id = ? AND size = 0", (tid,))
@@ -314,10 +258,17 @@ def apply(db: Database, plan: Plan) -> None:
             "INSERT OR REPLACE INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
             [(e, t, now) for e, t in plan.pins.items()],
         )
+        if plan.topics:  # ids a correction made are never given to another topic
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('clustering.max_topic_id', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = "
+                "max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                (str(max(t.id for t in plan.topics)),),
+            )
         conn.execute(
             "INSERT INTO correction_log(made_at, message, topic_id, generation, before) "
             "VALUES (?, ?, ?, ?, ?)",
-            (now, plan.message, plan.topic_id, _generation(conn), orjson.dumps(before).decode()),
+            (now, plan.message, plan.topic_id, generation(conn), orjson.dumps(before).decode()),
         )
         conn.execute(
             "DELETE FROM correction_log WHERE id <= (SELECT max(id) FROM correction_log) - ?",
@@ -325,72 +276,68 @@ def apply(db: Database, plan: Plan) -> None:
         )
 
 
-class Undone(NamedTuple):
-    message: str  # the message of the correction taken back
-    topic_id: int | None
-    topics_restored: bool  # False: a re-cluster came since; the topics follow at the next
-
-
-def undo_last(db: Database) -> Undone | None:
-    """Take the last correction back, in one transaction; None when the log is empty."""
+def forget(db: Database, topic_ids: Sequence[int]) -> None:
     with db.write() as conn:
-        row = conn.execute(
-            "SELECT id, message, topic_id, generation, before FROM correction_log "
-            "ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        if row is None:
-            return None
-        log_id, message, topic_id, generation, blob = row
-        before = orjson.loads(blob)
-        same = generation == _generation(conn)
-        for key, value in before["corr"].items():
-            conn.execute("DELETE FROM topic_corrections WHERE topic_id = ?", (int(key),))
-            if value is not None:
-                conn.execute(
-                    f"INSERT INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
-                    value,
-                )
-        for eid, value in before["pins"].items():
-            conn.execute("DELETE FROM entry_pins WHERE entry_id = ?", (eid,))
-            if value is not None:
-                conn.execute(
-                    "INSERT INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
-                    (eid, *value),
-                )
-        if same:
-            _restore_topics(conn, before)
-        conn.execute("DELETE FROM correction_log WHERE id = ?", (log_id,))
-    return Undone(message, topic_id, same)
+        conn.executemany(
+            "DELETE FROM topic_corrections WHERE topic_id = ?", [(t,) for t in topic_ids]
+        )
 
 
-def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
-    """Put the topics, assignments and also rows of a snapshot back."""
-    marks = ",".join("?" * len(TOPIC_ROW.split(",")))
-    for value in before["topics"].values():
-        if value is not None:
+def put(db: Database, corr: Corrections) -> int:
+    """Write ``corr``'s rows (a restore: none logged); a pin of an entry not in the store
+    is left out. Returns the rows written."""
+    with db.write() as conn:
+        for c in corr.topics.values():
+            _write_correction(conn, c)
+        known = {
+            e for (e,) in select_in(conn, "SELECT id FROM entries WHERE id IN ({})", corr.pins)
+        }
+        pins = [(e, t, time.time()) for e, t in corr.pins.items() if e in known]
+        conn.executemany(
+            "INSERT OR REPLACE INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
+            pins,
+        )
+        ids = [*corr.topics, *corr.pins.values()]
+        if ids:  # the restored ids are never given to another topic
             conn.execute(
-                f"INSERT INTO topics({TOPIC_ROW}) VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET "
-                "name = excluded.name, user_named = excluded.user_named, "
-                "anchor = excluded.anchor, keywords = excluded.keywords, "
-                "cohesion = excluded.cohesion, mixed = excluded.mixed",
-                value,
+                "INSERT INTO meta(key, value) VALUES ('clustering.max_topic_id', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = "
+                "max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                (str(max(ids)),),
             )
-    for eid, value in before["assign"].items():
-        if value is None:
-            conn.execute("DELETE FROM topic_assignments WHERE entry_id = ?", (eid,))
-        else:
-            conn.execute(INSERT_ASSIGNMENT, (eid, *value))
-    topic_ids = [int(t) for t in before["topics"]]
-    gone = [t for t in topic_ids if before["topics"][str(t)] is None]
-    conn.executemany("DELETE FROM topics WHERE id = ?", [(t,) for t in gone])
-    _relist(conn, before["assign"])
-    entry_ids = list(before["assign"])
-    _rows(conn, "DELETE FROM topic_also WHERE entry_id IN ({}) RETURNING 1", entry_ids)
-    _rows(conn, "DELETE FROM topic_also WHERE topic_id IN ({}) RETURNING 1", topic_ids)
-    conn.executemany(
-        "INSERT OR IGNORE INTO topic_also(entry_id, topic_id, score) "
-        "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM topics WHERE id = ?2) "
-        "AND EXISTS (SELECT 1 FROM entries WHERE id = ?1)",
-        [tuple(r) for r in before["also"]],
-    )
-    _resize(conn, topic_ids)
+    return len(corr.topics) + len(pins)
+
+
+def from_json(value: Any) -> Corrections:
+    """The corrections :meth:`Corrections.to_json` wrote; ValueError when ``value`` is
+    not that."""
+    if not isinstance(value, dict):
+        raise ValueError("'corrections' must be an object")
+    topics = value.get("topics", [])
+    pins = value.get("pins", [])
+    if not isinstance(topics, list) or not isinstance(pins, list):
+        raise ValueError("'corrections' needs lists of 'topics' and 'pins'")
+    shaped = [TopicCorrection.from_json(t) for t in topics]
+    try:
+        pinned = {str(p["entry_id"]): int(p["topic_id"]) for p in pins}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"a pin is not an entry_id and a topic_id ({exc})") from exc
+    return Corrections({c.topic_id: c for c in shaped}, pinned)
+
+
+def restore(db: Database, data: bytes, display: str) -> tuple[int, Problem | None]:
+    """Put back the corrections of a JSON export's bytes ``data`` (a restore): how many
+    rows were written, and the problem when they cannot be read (then none is)."""
+    if b'"corrections"' not in data:
+        return 0, None
+    try:
+        doc = orjson.loads(data.removeprefix(BOM))
+    except orjson.JSONDecodeError:  # the export's own problem is reported already
+        return 0, None
+    if not isinstance(doc, dict) or "corrections" not in doc:
+        return 0, None
+    try:
+        corr = from_json(doc["corrections"])
+    except ValueError as exc:
+        return 0, Problem(display, 0, f"corrections: {exc}; none were restored")
+    return put(db, corr), None

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from . import bookmarks as _bookmarks
+from . import correction_log as _log
+from . import corrections as _corrections
 from . import entries as _entries
 from . import queries as _queries
 from . import schema as _schema
@@ -222,6 +224,33 @@ class Store(Database):
 
     def rename_topic(self, topic_id: int, name: str) -> bool:
         return _topics.rename(self, topic_id, name)
+
+    # --- the reader's corrections (store/corrections.py) -------------------------------
+
+    def corrections(self) -> _corrections.Corrections:
+        """Every correction in force: shaped topics by id, pinned entries."""
+        return _corrections.in_force(self)
+
+    def has_corrections(self) -> bool:
+        return _corrections.has_any(self)
+
+    def apply_correction(self, plan: _corrections.Plan) -> None:
+        """Write one correction in one transaction, logged for :meth:`undo_correction`."""
+        _corrections.apply(self, plan)
+
+    def undo_correction(self) -> _log.Undone | None:
+        """Take the last logged correction back (None: the log is empty)."""
+        return _log.undo_last(self)
+
+    def forget_corrections(self, topic_ids: Sequence[int]) -> None:
+        """Drop the shaped-topic rows of ``topic_ids`` (unlogged: a re-cluster found them
+        holding nothing)."""
+        _corrections.forget(self, topic_ids)
+
+    def put_corrections(self, corrections: _corrections.Corrections) -> int:
+        """Add corrections read from an export (their entries and topics as they are);
+        returns how many rows were written."""
+        return _corrections.put(self, corrections)
 
     def topic_model(self) -> tuple[str, bytes] | None:
         """(version, blob) of the fitted topic model, if any."""

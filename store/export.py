@@ -146,6 +146,8 @@ def render_json(doc: ExportContent) -> bytes:
             {"entry": entry.to_json(), "noted_at": n.noted_at, "note": n.note}
             for entry, n in doc.notes
         ]
+    if doc.corrections:
+        data["corrections"] = doc.corrections  # topiclens import puts them back
     return json_bytes(data)
 
 
@@ -277,6 +279,8 @@ def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocum
         entries = {e.id: e for e in store.entries([n.entry_id for n in loose])}
         notes = [(entries[n.entry_id], n) for n in loose if n.entry_id in entries]
     content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC), notes)
+    if topic_id is None and store.has_corrections():
+        content.corrections = store.corrections().to_json()
     return ExportDocument(renderer(content), content.count, problems(groups))
 
 

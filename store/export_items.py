@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from .bookmarks import Note
 from .models import Bookmark, Entry
@@ -42,6 +43,8 @@ class ExportContent:
     exported_at: _dt.datetime  # UTC
     # notes on entries no longer bookmarked (a whole JSON export keeps them, to be lossless)
     notes: list[tuple[Entry, Note]] = field(default_factory=list)
+    # the reader's corrections to the topics (a whole JSON export keeps them)
+    corrections: dict[str, Any] | None = None
 
     @property
     def count(self) -> int:

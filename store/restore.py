@@ -10,8 +10,8 @@ good one is restored in one transaction, which adds the entries the store lacks 
 original ids, so bookmarks match) and sets each bookmark's time and note exactly as
 exported. Bookmarks already in the store that the export does not mention are kept. The
 export's ``notes`` (notes kept on entries no longer bookmarked) come back as notes only; a
-bad one is refused as ``file:line: note N: what is wrong`` (the line of ``notes``).
-"""
+bad one is refused as ``file:line: note N: what is wrong`` (the line of ``notes``). Its
+``corrections`` to the topics come back whole, or not at all with one problem."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from . import bookmarks, entries
+from . import bookmarks, corrections, entries
 from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
 from .jsonvalues import INT_MAX, MAX_DEPTH, Invalid, depth, is_huge_int, kind, leaves, too_deep
@@ -55,6 +55,7 @@ class RestoreReport(ImportReport):
     bookmarks_restored: int = 0
     bookmarks_unchanged: int = 0
     notes_restored: int = 0  # notes on entries not bookmarked, given back their text
+    corrections_restored: int = 0  # topic corrections and pins (store/corrections.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,6 +384,8 @@ def restore_data(store: Store, data: bytes, display: str) -> RestoreReport:
     are restored and each bad one is counted in ``rejected`` with its problem."""
     items, problems = read_export_data(data, display)
     report = restore_items(store, items) if items else RestoreReport()
+    report.corrections_restored, problem = corrections.restore(store, data, display)
+    problems += [problem] if problem else []
     report.rejected = len(problems)
     report.problems = problems
     return report
