@@ -292,6 +292,69 @@ def test_undo_takes_the_last_correction_back_then_the_one_before(db: Path):
         assert corrections(store).is_empty()
 
 
+def test_the_done_when_every_correction_in_a_few_keys_lasts_through_re_clusters(db: Path):
+    """The issue's "done when", as a new user would: a topic from "KV cache, KV 缓存", an
+    entry moved, two topics merged, one hidden (undone, hidden again), each in a few keys;
+    then `cluster` and `cluster --k 8`, and the reader opened again shows every one."""
+    before = topics_of(db)
+    spec = next(t for t in before.values() if t.name == "Speculative decoding")
+    inter = next(t for t in before.values() if t.name == "Interconnects")
+    mega = next(t for t in before.values() if t.name == "Megakernels")
+    merged: set[str] = set()
+    moved: list[str] = []
+    made: list[int] = []
+
+    async def correct(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("slash")
+        await type_text(pilot, "KV cache, KV 缓存")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("T")
+        await type_text(pilot, "My KV")
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert s.view is not None and s.view.topic_id is not None
+        made.append(s.view.topic_id)
+        s.jump_to_topic(spec.id)
+        await settle(pilot)
+        moved.append(s.entry_list.current_id or "")
+        await pilot.press("m")
+        await pick(pilot, "Megakernels")
+        await pilot.press("M")
+        await pick(pilot, "Interconnects")
+        await pilot.press("enter")  # the merged topic keeps Megakernels' name
+        await settle(pilot)
+        assert inter.id not in {t.id for t in s.topics}
+        merged.update(members(db, mega.id))
+        await pilot.press("H")  # hide the merged topic, undo that, hide it again
+        await settle(pilot)
+        assert mega.id not in {t.id for t in s.topics}
+        await pilot.press("z")
+        await settle(pilot)
+        assert mega.id in {t.id for t in s.topics}
+        s.jump_to_topic(spec.id)
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        assert spec.id not in {t.id for t in s.topics}
+
+    async def still(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        ids = {t.id for t in s.topics}
+        assert made[0] in ids and spec.id not in ids and inter.id not in ids
+        assert kv_cache_entries() <= members(db, made[0])
+        assert topic_of(db, moved[0]) == mega.id
+        assert merged <= members(db, mega.id)  # the merged topics stay together
+        await pilot.press("alt+h")
+        await pilot.pause()
+        assert [t.id for t in app.screen.shown] == [spec.id]  # type: ignore[attr-defined]
+
+    run(db, correct)
+    with Store(db) as store:
+        cluster_store(store)
+        cluster_store(store, k=8)
+    run(db, still)
+
+
 # --- dialogs: escape cancels, input is checked, errors are toasts -------------------------
 
 
