@@ -29,7 +29,7 @@ Correction = Callable[[Store], "Change | None"]
 class CorrectionActions:
     """MainScreen's correction actions (a mixin: ``self`` is the main screen)."""
 
-    correcting: bool = False  # a correction is running: the next waits for it
+    correcting: bool = False  # a correction is running: another is refused until it ends
 
     # --- the actions -------------------------------------------------------------------
 
