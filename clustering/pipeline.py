@@ -83,7 +83,8 @@ def cluster_store(
     held = _holding(store, ids)
     position = {eid: i for i, eid in enumerate(ids)}
     every_name = named_topics(store)
-    named = {t: v for t, v in every_name.items() if t not in held.held and t not in held.hidden}
+    shaped = {*held.held, *held.hidden, *held.empty}  # the corrections speak for these
+    named = {t: v for t, v in every_name.items() if t not in shaped}
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
     model.fit(
         texts,

@@ -65,8 +65,8 @@ class ClusterReport:
             lines.append(f"no entry left of {_quoted(self.gone_names)}: the names are dropped")
         if self.empty_names:
             lines.append(
-                f"no entry left of {_quoted(self.empty_names)}: what you made of them cannot "
-                "be kept (a topic made from terms comes back when an entry uses them)"
+                f"no entry left of {_quoted(self.empty_names)}: the topics you made cannot be "
+                "kept (one made from terms comes back when an entry uses them)"
             )
         if self.restored_names:
             lines.append(f"names you gave, back: {_quoted(self.restored_names)}")

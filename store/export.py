@@ -278,9 +278,10 @@ def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocum
         loose = store.loose_notes()
         entries = {e.id: e for e in store.entries([n.entry_id for n in loose])}
         notes = [(entries[n.entry_id], n) for n in loose if n.entry_id in entries]
-    content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC), notes)
+    corrections = None
     if topic_id is None and store.has_corrections():
-        content.corrections = store.corrections().to_json()
+        corrections = store.corrections().to_json()
+    content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC), notes, corrections)
     return ExportDocument(renderer(content), content.count, problems(groups))
 
 
