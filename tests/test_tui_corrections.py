@@ -518,7 +518,7 @@ def test_the_picker_narrows_as_you_type_and_moves_with_the_arrows(db: Path):
 
 
 def test_the_overview_shows_ids_and_marks_what_the_user_made(db: Path):
-    from topiclens.clustering.corrections import move_entry, rename_topic
+    from topiclens.clustering.corrections import hide_topic, move_entry, rename_topic
 
     with Store(db) as store:
         topics = store.topics()
@@ -526,6 +526,7 @@ def test_the_overview_shows_ids_and_marks_what_the_user_made(db: Path):
         rename_topic(store, named.id, "Mine")
         entry_id = store.topic_entry_ids(named.id)[0]
         move_entry(store, entry_id, other.id)
+        hide_topic(store, topics[-1].id)
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("o")
@@ -544,6 +545,8 @@ def test_the_overview_shows_ids_and_marks_what_the_user_made(db: Path):
         assert "1 entry pinned here" in prompts[other.id]
         unmarked = [t for t in s.topics if t.id not in (named.id, other.id)]
         assert not any(USER_MARK in prompts[t.id] for t in unmarked)
+        title = str(overview.query_one("#overview-title", Label).render())
+        assert "· 1 hidden (alt+h shows one) ·" in title
 
     run(db, scenario)
 

@@ -15,10 +15,12 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 from topiclens.store import Store, Topic
 
+from ..commands import BY_ID
 from ..display import terminal_line
 from ..widgets.topic_list import USER_MARK
 from ..wrap import wrap_cells
 from . import DIALOG_CSS
+from .help import keys_for
 
 if TYPE_CHECKING:
     from topiclens.clustering.corrections import Corrections
@@ -75,6 +77,12 @@ def yours_text(topic: Topic, corrections: Corrections | None) -> str:
     if pinned:
         parts.append(f"{pinned} {'entry' if pinned == 1 else 'entries'} pinned here")
     return terminal_line(" · ".join(parts))
+
+
+def hidden_text(corrections: Corrections | None, keys: str) -> str:
+    """How many topics are hidden, and the ``keys`` that show one ("" when none is)."""
+    hidden = len(corrections.hidden()) if corrections is not None else 0
+    return f" · {hidden} hidden ({keys} shows one)" if hidden else ""
 
 
 def cohesion_text(topic: Topic) -> str:
@@ -189,10 +197,11 @@ class OverviewScreen(Screen[int | None]):
         span = f"{axis[0]} to {axis[-1]}" if axis else "no dates"
         self.query_one("#overview-title", Label).update(
             Content.from_markup(
-                "[b]Topic overview[/b] [$text-muted]· $n topics$mixed · entries by month, $span "
-                "· Enter jumps to a topic[/]",
+                "[b]Topic overview[/b] [$text-muted]· $n topics$mixed$hidden · entries by month, "
+                "$span · Enter jumps to a topic[/]",
                 n=str(len(self.topics)),
                 mixed=f" ({mixed} mixed)" if (mixed := sum(t.mixed for t in self.topics)) else "",
+                hidden=hidden_text(self._corrections, keys_for(self, BY_ID["show-topic"])),
                 span=span,
             )
         )
