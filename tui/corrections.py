@@ -80,7 +80,7 @@ class CorrectionActions:
                 return
 
             def named(name: str | None) -> None:
-                if name is not None:  # blank: the merge names it
+                if name is not None:  # blank: the first topic keeps its name
                     ids = [topic.id, other]
                     self.correct(lambda store: merge_topics(store, ids, name or None))
 
