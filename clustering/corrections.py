@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from topiclens.store.corrections import Corrections, Plan, TopicCorrection
 from topiclens.store.models import Topic
-from topiclens.store.text import terminal_line, terminal_text
+from topiclens.store.text import fit_cells, terminal_line, terminal_text
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
 
 MAX_SPLIT = 20  # parts a split may ask for
 KEYWORDS = 10  # keywords kept for a topic a correction makes
+QUOTED_CELLS = 48  # a title or name in a message (a toast is about 60 cells wide)
 
 
 class CorrectionError(ValueError):
@@ -62,7 +63,8 @@ def clean_name(name: str) -> str:
 
 
 def _quote(name: str) -> str:
-    return "'" + terminal_line(name) + "'"
+    """A name or title for a one-line message: safe for a terminal, cut to QUOTED_CELLS."""
+    return "'" + fit_cells(terminal_line(name), QUOTED_CELLS) + "'"
 
 
 def _topic(store: Store, topic_id: int) -> Topic:
@@ -344,10 +346,8 @@ def undo(store: Store) -> Change | None:
     message = f"undone: {undone.message}"
     if not undone.topics_restored:
         message += " (topics re-clustered since: the topics follow at the next re-cluster)"
-    shown = undone.topic_id if undone.topic_id is not None else None
-    if shown is not None and store.topic(shown) is None:
-        shown = None
-    return Change(message, shown)
+    shown = undone.topic_id
+    return Change(message, shown if shown is not None and store.topic(shown) else None)
 
 
 def corrections(store: Store) -> Corrections:
@@ -363,6 +363,7 @@ __all__ = [
     "CorrectionError",
     "Corrections",
     "TopicCorrection",
+    "clean_name",
     "corrections",
     "hidden_topics",
     "hide_topic",
@@ -371,6 +372,7 @@ __all__ = [
     "new_topic",
     "rename_topic",
     "show_topic",
+    "split_terms",
     "split_topic",
     "undo",
 ]

@@ -16,11 +16,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .anchors import Anchor
-from .token_cache import entry_token_ids, tokenized_anchors
+from .token_cache import TokenIds, entry_token_ids, tokenized_anchors
+from .tokenize import BIGRAM_MARK
 
 if TYPE_CHECKING:
     from topiclens.store.corrections import Corrections
     from topiclens.store.db import Store
+
+    from .estimator import TopicModel
 
 
 class Holding(NamedTuple):
@@ -42,42 +45,69 @@ def term_tokens(store: Store, terms: Sequence[str]) -> list[list[str]]:
     return [list(t) for t in anchor.tokens or () if t]
 
 
-def matching(docs: Sequence[set[str]], terms: Sequence[Sequence[str]]) -> list[int]:
-    """Indices of the docs (token sets) that use every token of at least one term."""
-    wanted = [set(t) for t in terms if t]
-    return [i for i, doc in enumerate(docs) if any(t <= doc for t in wanted)]
+class TermIndex:
+    """The TF-IDF rows of some entries, to find those that centrally discuss given terms:
+    by the measure that lists an entry "also" under an anchor's topic
+    (:func:`.membership.centrality`: one of the terms weighs at least ALSO_MIN_CENTRALITY
+    of the entry's heaviest word, and the entry uses them twice). A mention in passing
+    finds nothing."""
+
+    def __init__(self, counts: Any, vocab: Sequence[str], idf: Any) -> None:
+        import numpy as np
+
+        from .features import weigh
+
+        self.counts = counts
+        self.column = {t: j for j, t in enumerate(vocab)}
+        self.tfidf = weigh(counts, idf)
+        words = [j for j, t in enumerate(vocab) if not t.startswith(BIGRAM_MARK)]
+        self.top = np.asarray(self.tfidf[:, words].max(axis=1).todense()).ravel()
+
+    @classmethod
+    def of_entries(cls, tids: TokenIds) -> TermIndex:
+        """Over these entries, weighed as a fit weighs them (its vocabulary and idf)."""
+        from .features import bm25_idf, select_terms
+
+        min_df = 2 if len(tids) >= 20 else 1  # as fit_features: a word of one doc outweighs all
+        counts, vocab = select_terms(tids.counts().matrix, tids.vocab, min_df=min_df)
+        return cls(counts, vocab, bm25_idf(counts))
+
+    @classmethod
+    def with_model(cls, model: TopicModel, docs: Sequence[Sequence[str]]) -> TermIndex:
+        """New entries' ``docs`` (token lists) weighed as the fitted ``model`` weighs."""
+        from .features import Vectorizer, features_in
+
+        vocab = list(model.vocabulary_)
+        f = features_in(docs, Vectorizer(vocab, model.idf_, None))
+        return cls(f.counts, vocab, model.idf_)
+
+    def central(self, terms: Sequence[Sequence[str]]) -> list[int]:
+        """Indices of the entries that centrally discuss one of ``terms`` (token lists)."""
+        import numpy as np
+
+        from .membership import ALSO_MIN_CENTRALITY, centrality
+
+        cols = sorted({self.column[t] for term in terms for t in term if t in self.column})
+        if not cols:
+            return []
+        share = centrality(self.tfidf, self.counts, cols, self.top)
+        return np.flatnonzero(share >= ALSO_MIN_CENTRALITY).tolist()
 
 
 def gather(store: Store, terms: Sequence[str], ids: Sequence[str] | None = None) -> list[str]:
-    """The ids of the entries (of ``ids``, else all) that centrally discuss ``terms``, in
-    the order of ``ids``: by the measure that lists an entry "also" under an anchor's topic
-    (:func:`.membership.centrality`: one of the terms weighs at least
-    ALSO_MIN_CENTRALITY of the entry's heaviest word, and the entry uses them twice), on
-    TF-IDF weights (BM25 idf) over these entries. A mention in passing gathers nothing."""
-    import numpy as np
-
-    from .features import bm25_idf, select_terms, weigh
-    from .membership import ALSO_MIN_CENTRALITY, centrality
-
+    """The ids of the entries (of ``ids``, else all) that centrally discuss ``terms``
+    (:class:`TermIndex`, over these entries), in the order of ``ids``."""
     ids = store.entry_ids() if ids is None else list(ids)
-    wanted = {t for term in term_tokens(store, terms) for t in term}
-    if not ids or not wanted:
+    tokens = term_tokens(store, terms)
+    if not ids or not tokens:
         return []
     tids, _ = entry_token_ids(store, ids)
-    # the fit's vocabulary: terms in two docs or more (a word of one doc outweighs all)
-    counts, vocab = select_terms(
-        tids.counts().matrix, tids.vocab, min_df=2 if len(ids) >= 20 else 1
-    )
-    cols = [j for j, t in enumerate(vocab) if t in wanted]
-    if not cols:
-        return []
-    tfidf = weigh(counts, bm25_idf(counts))
-    top = np.asarray(tfidf.max(axis=1).todense()).ravel()
-    share = centrality(tfidf, counts, cols, top)
-    return [ids[i] for i in np.flatnonzero(share >= ALSO_MIN_CENTRALITY).tolist()]
+    return [ids[i] for i in TermIndex.of_entries(tids).central(tokens)]
 
 
-def holding(store: Store, ids: Sequence[str], corr: Corrections) -> Holding:
+def holding(
+    store: Store, ids: Sequence[str], corr: Corrections, tids: TokenIds | None = None
+) -> Holding:
     """The groups a fit of the entries ``ids`` keeps. A pin wins over everything, then the
     latest correction an entry belongs to (a topic made from terms gathers the entries
     using them now, new ones included). A topic that only holds pinned entries (origin
@@ -85,13 +115,16 @@ def holding(store: Store, ids: Sequence[str], corr: Corrections) -> Holding:
     position = {eid: i for i, eid in enumerate(ids)}
     owner: dict[str, int] = {}
     context: dict[int, list[int]] = {}
+    index: TermIndex | None = None
     for c in sorted(corr.topics.values(), key=lambda c: c.made_at):
         members = [e for e in c.entries if e in position]
         if c.origin == "pin" and not c.hidden:
             context[c.topic_id] = [position[e] for e in members]
             continue
         if c.terms:
-            members += gather(store, c.terms, ids)
+            if index is None:  # once, for every topic made from terms
+                index = TermIndex.of_entries(tids or entry_token_ids(store, ids)[0])
+            members += [ids[i] for i in index.central(term_tokens(store, c.terms))]
         for eid in members:
             owner[eid] = c.topic_id
     hidden_ids = {c.topic_id for c in corr.hidden()}

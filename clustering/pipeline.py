@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .anchors import load_anchors
-from .holding import Holding, holding, matching, term_tokens
+from .holding import Holding, TermIndex, holding, term_tokens
 from .partition import MAX_SHARE
 from .report import ClusterReport
 from .stages import Progress, Stage
-from .token_cache import entry_token_ids, entry_tokens, tokenized_anchors
+from .token_cache import TokenIds, entry_token_ids, entry_tokens, tokenized_anchors
 from .user_names import Named, named_topics, remember, settle
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def cluster_store(
     report.seconds[Stage.TOKENIZE] = time.perf_counter() - t0
 
     # the user's corrections hold their topics; the names the user gave seed theirs
-    held = _holding(store, ids)
+    held = _holding(store, ids, tids)
     position = {eid: i for i, eid in enumerate(ids)}
     every_name = named_topics(store)
     shaped = {*held.held, *held.hidden, *held.empty}  # the corrections speak for these
@@ -151,11 +151,11 @@ def cluster_store(
     return report
 
 
-def _holding(store: Store, ids: Sequence[str]) -> Holding:
+def _holding(store: Store, ids: Sequence[str], tids: TokenIds) -> Holding:
     """The corrections in force as groups of ``ids`` (none: one cheap read)."""
     if not store.has_corrections():
         return Holding({}, {}, {}, {}, [])
-    return holding(store, ids, store.corrections())
+    return holding(store, ids, store.corrections(), tids)
 
 
 def _forget_empty(store: Store, topic_ids: Sequence[int]) -> list[str]:
@@ -341,10 +341,10 @@ def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> tuple[int, list
     # a topic made from terms gathers the new entries that use them (the latest made wins)
     if store.has_corrections():
         shaped = sorted(store.corrections().topics.values(), key=lambda c: c.made_at)
-        sets = [set(d) for d in docs]
+        index = TermIndex.with_model(saved.model, docs)
         for c in shaped:
             if c.terms and not c.hidden and c.topic_id in live:
-                for i in matching(sets, term_tokens(store, c.terms)):
+                for i in index.central(term_tokens(store, c.terms)):
                     out[todo[i].id] = (c.topic_id, out[todo[i].id][1], [])
     similar = {
         e.id: [(saved.entry_ids[j], v) for j, v in near]

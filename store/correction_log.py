@@ -107,9 +107,13 @@ def undo_last(db: Database) -> Undone | None:
                     f"INSERT INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
                     value,
                 )
+        # entries deleted since (issue 14) have nothing left to put back
+        known = {
+            e for (e,) in rows(conn, "SELECT id FROM entries WHERE id IN ({})", before["pins"])
+        }
         for eid, value in before["pins"].items():
             conn.execute("DELETE FROM entry_pins WHERE entry_id = ?", (eid,))
-            if value is not None:
+            if value is not None and eid in known:
                 conn.execute(
                     "INSERT INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
                     (eid, *value),
@@ -139,10 +143,12 @@ def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
                 "cohesion = excluded.cohesion, mixed = excluded.mixed",
                 value,
             )
+    sql = "SELECT id FROM entries WHERE id IN ({})"
+    known = {e for (e,) in rows(conn, sql, before["assign"])}
     for eid, value in before["assign"].items():
         if value is None:
             conn.execute("DELETE FROM topic_assignments WHERE entry_id = ?", (eid,))
-        else:
+        elif eid in known:
             conn.execute(INSERT_ASSIGNMENT, (eid, *value))
     topic_ids = [int(t) for t in before["topics"]]
     gone = [t for t in topic_ids if before["topics"][str(t)] is None]

@@ -33,6 +33,13 @@ KV_ENTRY = {
 }
 
 
+PASSING = {
+    "title": "Draft trees for speculative decoding",
+    "summary": "Speculative decoding with a draft model: draft tokens verified by the target "
+    "model in one pass, the draft tree pruned by acceptance rate; the KV cache is reused.",
+}
+
+
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("bundled")
@@ -195,6 +202,8 @@ def test_every_correction_lasts_through_clusters_an_import_and_a_reopen(
     _check_all_hold(store, made)
     assert report.held == 5 and report.hidden == 1  # kv, merge, the pinned entry's, 2 parts
 
+    report = cluster_store(store, k=8)
+    _check_all_hold(store, made)
     report = cluster_store(store, k=3)
     _check_all_hold(store, made)
     assert report.topics > 3
@@ -203,13 +212,14 @@ def test_every_correction_lasts_through_clusters_an_import_and_a_reopen(
     )
 
     path = tmp_path / "new.jsonl"
-    path.write_bytes(orjson.dumps(KV_ENTRY) + b"\n")
-    assert import_file(store, path).new == 1
+    path.write_bytes(orjson.dumps(KV_ENTRY) + b"\n" + orjson.dumps(PASSING) + b"\n")
+    assert import_file(store, path).new == 2
     from topiclens.clustering import assign_new
 
-    (new_id,) = store.unassigned_ids()
-    assert assign_new(store, [new_id]) == 1
-    assert store.assignment(new_id).topic_id == made["kv"]  # it uses the terms: it joins
+    new_id, passing = store.search(KV_ENTRY["title"])[0], store.search(PASSING["title"])[0]
+    assert assign_new(store, [new_id, passing]) == 2
+    assert store.assignment(new_id).topic_id == made["kv"]  # about the terms: it joins
+    assert store.assignment(passing).topic_id != made["kv"]  # one mention: it does not
     _check_all_hold(store, made)
 
     home = store.path.parent
@@ -232,6 +242,17 @@ def test_undo_after_a_recluster_takes_the_correction_back_at_the_next(store: Sto
     assert C.hidden_topics(store) == []
     cluster_store(store)
     assert C.hidden_topics(store) == [] and C.corrections(store).is_empty()
+
+
+def test_undo_skips_entries_deleted_since(store: Store):
+    first, second = store.topics()[:2]
+    entry = store.topic_entry_ids(first.id)[0]
+    C.move_entry(store, entry, second.id)
+    with store.write() as conn:  # as issue 14's delete-entry does
+        conn.execute("DELETE FROM entries WHERE id = ?", (entry,))
+    assert C.undo(store).message.startswith("undone: moved")
+    assert store.assignment(entry) is None and C.corrections(store).pins == {}
+    assert store.topic(first.id).size == first.size - 1
 
 
 def test_a_shaped_topic_whose_entries_are_gone_is_reported_in_one_line(store: Store):
@@ -296,3 +317,30 @@ def test_no_correction_leaves_the_clustering_as_it_was(bundled: Path, tmp_path: 
         report = cluster_store(s)
         assert report.held == 0 and report.hidden == 0
         assert {t.id: (t.name, t.size) for t in s.topics()} == before
+
+
+def test_slow_corrections_run_in_a_worker_thread_beside_reads(store: Store):
+    """As the reader's workers do: one Store shared, the correction in a thread while the
+    reader keeps reading rows."""
+    import threading
+
+    results: list[object] = []
+    big = store.topics()[0]
+
+    def work() -> None:
+        try:
+            results.append(C.new_topic(store, "KV", ["KV cache", "KV 缓存"]))
+            results.append(C.split_topic(store, big.id, 2))
+        except Exception as exc:  # reported below, with the reads' outcome
+            results.append(exc)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    reads = 0
+    while worker.is_alive() or not reads:
+        for t in store.topics():
+            store.topic_rows(t.id)
+        reads += 1
+    worker.join()
+    assert [type(r) for r in results] == [C.Change, C.Change], results
+    assert sum(t.size for t in store.topics()) == store.count_entries()

@@ -62,7 +62,20 @@ def test_json_contract_every_entry_in_exactly_one_topic(clustered: Path, topics_
     assert len(all_ids) == 109
     seen: list[str] = []
     for t in topics_json["topics"]:
-        assert set(t) == {"id", "name", "keywords", "size", "cohesion", "mixed", "entries", "also"}
+        assert set(t) == {
+            "id",
+            "name",
+            "keywords",
+            "size",
+            "cohesion",
+            "mixed",
+            "entries",
+            "also",
+        } | {
+            "user",  # issue 13: the user made it, its terms, the entries pinned to it
+            "terms",
+            "pinned",
+        }
         assert isinstance(t["id"], int) and t["name"].strip()
         assert all(isinstance(k, str) for k in t["keywords"]) and t["keywords"]
         assert t["size"] == len(t["entries"]) > 0
