@@ -25,7 +25,7 @@ from topiclens.tui.screens.overview import OverviewScreen, yours_text
 from topiclens.tui.screens.split_topic import SplitTopicScreen
 from topiclens.tui.screens.topic_name import TopicNameScreen
 from topiclens.tui.screens.topic_picker import TopicPickerScreen, matching, topic_prompt
-from topiclens.tui.screens.topic_terms import TopicTermsScreen, split_terms
+from topiclens.tui.screens.topic_terms import TopicTermsScreen
 from topiclens.tui.widgets.topic_list import USER_MARK, TopicItem, topic_line
 
 pytestmark = pytest.mark.xdist_group("topics")
@@ -388,7 +388,14 @@ def test_dialogs_check_their_input_before_closing(db: Path):
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, TopicNameScreen)
-        assert "Give the topic a name" in str(app.screen.query_one("#topic-name-error").render())
+        error = str(app.screen.query_one("#topic-name-error", Label).render())
+        assert error == "A topic name cannot be empty."
+        app.screen.query_one("#topic-name", Input).value = "a\x1b[2Jb"  # an escape sequence
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TopicNameScreen)
+        error = str(app.screen.query_one("#topic-name-error", Label).render())
+        assert "control character (U+001B)" in error
         await pilot.press("escape", "S")
         await pilot.pause()
         app.screen.query_one("#split-k", Input).value = "1"
@@ -557,15 +564,6 @@ def test_the_topic_list_marks_user_topics_only():
     assert "".join(p for p, _ in topic_line(mine, 20)).startswith(f" {USER_MARK} Mine")
     assert USER_MARK not in "".join(p for p, _ in topic_line(theirs, 20))
     assert yours_text(Topic(2, "Theirs", [], 3), None) == ""
-
-
-def test_terms_are_split_at_western_and_chinese_separators():
-    assert split_terms("KV cache, KV 缓存；显存、 kv cache ,, ") == [
-        "KV cache",
-        "KV 缓存",
-        "显存",
-        "kv cache",
-    ]
 
 
 # --- the commands' declarations ---------------------------------------------------------

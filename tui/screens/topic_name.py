@@ -10,9 +10,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
+from topiclens.clustering.corrections import CorrectionError, clean_name
 
 from ..display import literal, terminal_line
 from . import DIALOG_CSS
+
+
+def sentence(message: str) -> str:
+    """A correction's refusal ("a topic name cannot be empty") as a dialog's sentence."""
+    return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
 
 
 class TopicNameScreen(ModalScreen[str | None]):
@@ -55,11 +61,13 @@ class TopicNameScreen(ModalScreen[str | None]):
 
     @on(Input.Submitted)
     def _save(self, event: Input.Submitted) -> None:
-        name = event.value.strip()
-        if not name and self.optional is None:
-            self.query_one("#topic-name-error", Label).update("Give the topic a name.")
+        if not event.value.strip() and self.optional is not None:
+            self.dismiss("")
             return
-        self.dismiss(name)
+        try:
+            self.dismiss(clean_name(event.value))
+        except CorrectionError as exc:  # the corrections' own rule for a name
+            self.query_one("#topic-name-error", Label).update(literal(sentence(str(exc))))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

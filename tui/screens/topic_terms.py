@@ -3,7 +3,6 @@ the current search)."""
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from textual import on
@@ -12,18 +11,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
+from topiclens.clustering.corrections import CorrectionError, clean_name, split_terms
 
-from ..display import terminal_line
+from ..display import literal, terminal_line
 from . import DIALOG_CSS
-
-# terms are separated by commas or semicolons, Western or Chinese, or the enumeration comma
-TERM_SEPARATORS = re.compile(r"[,;，；、]")
-
-
-def split_terms(text: str) -> list[str]:
-    """The terms in ``text``: split at the separators, stripped, blanks and repeats dropped."""
-    terms = (t.strip() for t in TERM_SEPARATORS.split(text))
-    return list(dict.fromkeys(t for t in terms if t))
+from .topic_name import sentence
 
 
 class TopicTermsScreen(ModalScreen[tuple[str, list[str]] | None]):
@@ -71,13 +63,15 @@ class TopicTermsScreen(ModalScreen[tuple[str, list[str]] | None]):
 
     @on(Input.Submitted, "#terms-terms")
     def _make(self) -> None:
-        name = self.query_one("#terms-name", Input).value.strip()
         terms = split_terms(self.query_one("#terms-terms", Input).value)
         error = self.query_one("#terms-error", Label)
-        if not name:
-            error.update("Give the topic a name.")
+        try:
+            name = clean_name(self.query_one("#terms-name", Input).value)
+        except CorrectionError as exc:  # the corrections' own rule for a name
+            error.update(literal(sentence(str(exc))))
             self.query_one("#terms-name", Input).focus()
-        elif not terms:
+            return
+        if not terms:
             error.update("Give at least one term.")
         else:
             self.dismiss((name, terms))
