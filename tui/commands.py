@@ -15,7 +15,8 @@ from textual.binding import Binding
 MOVING = "Moving"
 VIEWS = "Entries and views"
 EVERYWHERE = "Everywhere"
-SECTIONS = (MOVING, VIEWS, EVERYWHERE)
+TOPICS = "Topics"  # corrections (issue 13)
+SECTIONS = (MOVING, VIEWS, TOPICS, EVERYWHERE)
 
 
 class Command(NamedTuple):
@@ -231,6 +232,71 @@ MAIN: tuple[Command, ...] = (
         "The entry alone on the screen, or the panes again",
         "maximize_entry",
     ),
+    # Topic corrections (issue 13): each lasts across re-clusters and imports; z undoes it.
+    Command(
+        "rename-topic",
+        "E",
+        "Rename topic",
+        "Rename the topic shown",
+        "rename_topic",
+        section=TOPICS,
+    ),
+    Command(
+        "move-entry",
+        "m",
+        "Move entry",
+        "Move the entry to another topic, chosen from a list (it stays there)",
+        "move_entry",
+        section=TOPICS,
+    ),
+    Command(
+        "merge-topic",
+        "M",
+        "Merge topics",
+        "Merge the topic shown with another, chosen from a list",
+        "merge_topic",
+        section=TOPICS,
+    ),
+    Command(
+        "split-topic",
+        "S",
+        "Split topic",
+        "Split the topic shown in two (or more)",
+        "split_topic",
+        section=TOPICS,
+    ),
+    Command(
+        "topic-from-search",
+        "T",
+        "Topic from search",
+        "Make a topic from terms (the search's words): entries that match gather in it",
+        "topic_from_search",
+        section=TOPICS,
+    ),
+    Command(
+        "hide-topic",
+        "H",
+        "Hide topic",
+        "Hide the topic shown: its entries go to their next-best topic",
+        "hide_topic",
+        section=TOPICS,
+    ),
+    Command(
+        "show-topic",
+        "alt+h",
+        "Show topic",
+        "Show a hidden topic again, chosen from a list",
+        "show_topic",
+        section=TOPICS,
+    ),
+    Command(
+        "undo-topic",
+        "z",
+        "Undo correction",
+        "Undo the last topic correction",
+        "undo_topic",
+        section=TOPICS,
+    ),
 )
 
 # The whole app.
@@ -279,5 +345,12 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "note-save",
         "overview-first",
         "overview-last",
+        # topic corrections' dialogs (issue 13)
+        "topic-name-cancel",
+        "picker-cancel",
+        "picker-down",
+        "picker-up",
+        "split-cancel",
+        "topic-terms-cancel",
     }
 )

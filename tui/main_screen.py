@@ -15,6 +15,7 @@ from textual.worker import Worker, WorkerState
 from topiclens.store import Store, Topic
 
 from .commands import MAIN, bindings
+from .corrections import CorrectionActions
 from .details import load_detail
 from .display import literal, terminal_line
 from .first_start import GROUP as FIRST_START
@@ -28,7 +29,7 @@ from .views import empty_text, first_topic, search_highlight, view_title
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
 
 
-class MainScreen(SortFilterActions, ReadingLoopActions, Screen[None]):
+class MainScreen(SortFilterActions, ReadingLoopActions, CorrectionActions, Screen[None]):
     """Topics on the left, the entries of the chosen topic and the chosen entry on the right."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(MAIN)

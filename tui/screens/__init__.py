@@ -1,4 +1,5 @@
-"""Screens over the reader: topic overview, help, note, search, export and a confirmation,
+"""Screens over the reader: topic overview, help, note, search, export, a confirmation and
+the topic corrections' dialogs (a name, a topic picker, split's k, a topic from terms),
 one a file. Their styles (dialogs.tcss) load with the first of them shown, not with the
 reader's first frame."""
 
@@ -12,6 +13,10 @@ from .help import HelpScreen  # noqa: E402
 from .note import NoteScreen  # noqa: E402
 from .overview import OverviewScreen  # noqa: E402
 from .search import SearchScreen  # noqa: E402
+from .split_topic import SplitTopicScreen  # noqa: E402
+from .topic_name import TopicNameScreen  # noqa: E402
+from .topic_picker import TopicPickerScreen  # noqa: E402
+from .topic_terms import TopicTermsScreen  # noqa: E402
 
 __all__ = [
     "DIALOG_CSS",
@@ -21,4 +26,8 @@ __all__ = [
     "NoteScreen",
     "OverviewScreen",
     "SearchScreen",
+    "SplitTopicScreen",
+    "TopicNameScreen",
+    "TopicPickerScreen",
+    "TopicTermsScreen",
 ]

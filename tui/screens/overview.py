@@ -1,9 +1,10 @@
 """The topic overview: every topic with its id, its size as a bar, its cohesion (mixed
-topics marked), top keywords, sources and entries by month."""
+topics marked), what the user made of it (a mark, and its pinned entries), top keywords,
+sources and entries by month."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -14,9 +15,15 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 from topiclens.store import Store, Topic
 
+from ..commands import BY_ID
 from ..display import terminal_line
+from ..widgets.topic_list import USER_MARK
 from ..wrap import wrap_cells
 from . import DIALOG_CSS
+from .help import keys_for
+
+if TYPE_CHECKING:
+    from topiclens.clustering.corrections import Corrections
 
 SPARKS = "▁▂▃▄▅▆▇█"
 BAR_WIDTH = 24
@@ -52,6 +59,30 @@ def bucket(counts: list[int], width: int) -> list[int]:
 
 
 FIELD_LABEL = 8  # cells for "keywords" and "sources" in the overview
+SHAPED = {"merge": "merged by you", "split": "split by you"}
+
+
+def yours_text(topic: Topic, corrections: Corrections | None) -> str:
+    """What the user made of ``topic`` (made from terms, merged, split, named, entries
+    pinned to it), "" when nothing."""
+    parts = []
+    shaped = corrections.topics.get(topic.id) if corrections is not None else None
+    if shaped is not None and shaped.origin == "terms":
+        parts.append("made from terms: " + ", ".join(shaped.terms))
+    elif shaped is not None and shaped.origin in SHAPED:
+        parts.append(SHAPED[shaped.origin])
+    if topic.user_named:
+        parts.append("named by you")
+    pinned = sum(1 for t in corrections.pins.values() if t == topic.id) if corrections else 0
+    if pinned:
+        parts.append(f"{pinned} {'entry' if pinned == 1 else 'entries'} pinned here")
+    return terminal_line(" · ".join(parts))
+
+
+def hidden_text(corrections: Corrections | None, keys: str) -> str:
+    """How many topics are hidden, and the ``keys`` that show one ("" when none is)."""
+    hidden = len(corrections.hidden()) if corrections is not None else 0
+    return f" · {hidden} hidden ({keys} shows one)" if hidden else ""
 
 
 def cohesion_text(topic: Topic) -> str:
@@ -114,6 +145,7 @@ class OverviewScreen(Screen[int | None]):
         self._profile: tuple[dict[int, list[tuple[str, int]]], dict[int, dict[str, int]]]
         self._profile = ({}, {})
         self._built_width = 0
+        self._corrections: Corrections | None = None
 
     def compose(self) -> ComposeResult:
         yield Label("", id="overview-title")
@@ -122,6 +154,9 @@ class OverviewScreen(Screen[int | None]):
 
     def on_mount(self) -> None:
         self._profile = self.store.topic_profile()
+        from topiclens.clustering.corrections import corrections
+
+        self._corrections = corrections(self.store)
         self.query_one(OptionList).focus()
         self.call_after_refresh(self.on_resize)  # the options need the list's width
 
@@ -152,8 +187,10 @@ class OverviewScreen(Screen[int | None]):
             top_sources, keywords = terminal_line(top_sources), terminal_line(keywords)
             # the data goes in as variables (never parsed); only the mark is markup
             mixed = " [$warning]mixed: its entries share little[/]" if t.mixed else ""
+            yours = yours_text(t, self._corrections)
+            mark = f" [$accent]{USER_MARK}[/]" if yours else ""
             head = Content.from_markup(
-                "[b]$name[/b] [$text-muted]#$id[/]" + mixed + "\n  [$accent]$bar[/]"
+                "[b]$name[/b] [$text-muted]#$id[/]" + mark + mixed + "\n  [$accent]$bar[/]"
                 "[$text-muted]$rest[/] $size entries [$text-muted]·[/] $cohesion",
                 name=terminal_line(t.name),
                 id=str(t.id),
@@ -171,6 +208,7 @@ class OverviewScreen(Screen[int | None]):
             prompt = Content("\n").join(
                 [
                     head,
+                    *(field_lines("yours", yours, width) if yours else []),
                     *field_lines("keywords", keywords or "-", width),
                     *field_lines("sources", top_sources or "-", width),
                     tail,
@@ -181,10 +219,11 @@ class OverviewScreen(Screen[int | None]):
         span = f"{axis[0]} to {axis[-1]}" if axis else "no dates"
         self.query_one("#overview-title", Label).update(
             Content.from_markup(
-                "[b]Topic overview[/b] [$text-muted]· $n topics$mixed · entries by month, $span "
-                "· Enter jumps to a topic[/]",
+                "[b]Topic overview[/b] [$text-muted]· $n topics$mixed$hidden · entries by month, "
+                "$span · Enter jumps to a topic[/]",
                 n=str(len(self.topics)),
                 mixed=f" ({mixed} mixed)" if (mixed := sum(t.mixed for t in self.topics)) else "",
+                hidden=hidden_text(self._corrections, keys_for(self, BY_ID["show-topic"])),
                 span=span,
             )
         )

@@ -17,6 +17,7 @@ from ..model import View
 from .cursor_list import CursorList, ListLine
 
 UNREAD_MARK = "●"
+USER_MARK = "✎"  # a topic the user named or made (the overview says what they did)
 # what the two numbers on a topic row are (the pane's subtitle, its tooltip, the help)
 TOPIC_ROW_LEGEND = f"entries · unread {UNREAD_MARK}"
 TOPIC_ROW_HELP = (
@@ -31,6 +32,7 @@ class TopicItem(NamedTuple):
     size: int
     unread: int
     mixed: bool = False
+    user: bool = False
 
 
 def topic_items(
@@ -46,7 +48,8 @@ def topic_items(
     if bookmarks:
         items.append(TopicItem(View("bookmarks"), "Bookmarks", bookmarks, 0))
     items += [
-        TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0), t.mixed) for t in topics
+        TopicItem(View("topic", t.id), t.name, t.size, unread.get(t.id, 0), t.mixed, t.user_named)
+        for t in topics
     ]
     return items
 
@@ -62,10 +65,13 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
         unread = f" {item.unread:>{unread_w}}{UNREAD_MARK}"
     else:
         unread = " " * (unread_w + 2)
-    room = max(4, width - 1 - cell_width(counts + unread))
+    mark = f"{USER_MARK} " if item.user else ""
+    room = max(4, width - 1 - cell_width(mark + counts + unread))
     style = "italic" if item.view.kind != "topic" else "muted" if item.mixed else ""
+    marked = [(mark, "bold")] if mark else []  # no empty part: the frame stays as it was
     return [
         (" ", ""),
+        *marked,
         (fit_line(item.name, room), style),
         (counts, "muted"),
         (unread, "bold"),
