@@ -155,7 +155,9 @@ class EntryList(CursorList):
         styles = styles | self.cursor_styles(styles)
         styles["match"] = match
         # on the cursor's row, the match keeps the cursor's colours and takes its text style
-        styles["match-cursor"] = Style(bold=match.bold, underline=match.underline)
+        styles["match-cursor"] = styles["-cursor"] + Style(
+            bold=match.bold, underline=match.underline
+        )
         return styles
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
