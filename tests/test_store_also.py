@@ -100,8 +100,13 @@ def test_replace_replaces_every_also_row(store: Store):
     ids, assigned = _three_topics(store)
     topics = [Topic(t, f"t{t}", [], n) for t, n in sorted(_sizes(assigned).items())]
     also = [(eid, 3 if a[0] != 3 else 1, 0.5) for eid, a in assigned.items()]
+    schema = store.query("SELECT type, name, sql FROM sqlite_master ORDER BY name")
     store.replace_topics(topics, assigned, also=also)
     assert sum(len(store.also_entry_ids(t)) for t in (1, 2, 3)) == len(ids)
+    for tid in (1, 2, 3):  # the list, filled at once, is what the trigger would write
+        assert store.topic_also_rows(tid) == store.query(JOINED_ALSO, (tid,))
+    # the list's trigger, off while the rows went in, is back as it was
+    assert store.query("SELECT type, name, sql FROM sqlite_master ORDER BY name") == schema
     # a re-cluster without topic 3: its also rows go with it; the others are replaced
     two = {eid: (1 if tid == 3 else tid, s, t) for eid, (tid, s, t) in assigned.items()}
     topics_2 = [Topic(t, f"t{t}", [], n) for t, n in sorted(_sizes(two).items())]
