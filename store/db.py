@@ -17,24 +17,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import bookmarks as _bookmarks
-from . import correction_log as _log
-from . import corrections as _corrections
-from . import deleting as _deleting
 from . import entries as _entries
 from . import queries as _queries
 from . import schema as _schema
 from . import titles as _titles
 from . import topics as _topics
 from .connection import STORE_FILENAME, Database
-from .deleting import DeletedEntry
 from .errors import BUSY_TIMEOUT_MS, RETRY_SECONDS, StoreError, explain
 from .models import Assignment, Bookmark, Entry, ImportReport, ParseResult, Topic
 from .queries import EntryRow
 from .schema import SCHEMA_VERSION
 from .tokens import TokenCache, TokenRow
 from .topics import Also, Assignments, Similar
+
+if TYPE_CHECKING:
+    from . import correction_log as _log
+    from . import corrections as _corrections
+    from .deleting import DeletedEntry
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -165,16 +167,20 @@ class Store(Database):
         """Mark every entry read in one transaction; returns how many were unread."""
         return _bookmarks.mark_all_read(self)
 
-    # --- deleting an entry, and undoing it -------------------------------------------
+    # --- deleting an entry, and undoing it (imported when first used, as corrections) ---
 
     def delete_entry(self, entry_id: str) -> DeletedEntry | None:
         """Delete the entry with its bookmark, note, read state and topic rows in one
         transaction; returns them for :meth:`restore_entry` (None: no such entry)."""
+        from . import deleting as _deleting
+
         return _deleting.delete(self, entry_id)
 
     def restore_entry(self, deleted: DeletedEntry) -> list[str]:
         """Put a deleted entry back exactly, in one transaction; returns the tables whose
         rows named a topic gone since (left out: the entry waits for the next grouping)."""
+        from . import deleting as _deleting
+
         return _deleting.restore(self, deleted)
 
     # --- topics and assignments ------------------------------------------------------
@@ -259,30 +265,43 @@ class Store(Database):
         return _topics.rename(self, topic_id, name)
 
     # --- the reader's corrections (store/corrections.py) -------------------------------
+    # (these modules are imported when first used: at import they cost the reader's start)
 
     def corrections(self) -> _corrections.Corrections:
         """Every correction in force: shaped topics by id, pinned entries."""
+        from . import corrections as _corrections
+
         return _corrections.in_force(self)
 
     def has_corrections(self) -> bool:
+        from . import corrections as _corrections
+
         return _corrections.has_any(self)
 
     def apply_correction(self, plan: _corrections.Plan) -> None:
         """Write one correction in one transaction, logged for :meth:`undo_correction`."""
+        from . import corrections as _corrections
+
         _corrections.apply(self, plan)
 
     def undo_correction(self) -> _log.Undone | None:
         """Take the last logged correction back (None: the log is empty)."""
+        from . import correction_log as _log
+
         return _log.undo_last(self)
 
     def forget_corrections(self, topic_ids: Sequence[int]) -> None:
         """Drop the shaped-topic rows of ``topic_ids`` (unlogged: a re-cluster found them
         holding nothing)."""
+        from . import corrections as _corrections
+
         _corrections.forget(self, topic_ids)
 
     def put_corrections(self, corrections: _corrections.Corrections) -> int:
         """Add corrections read from an export (their entries and topics as they are);
         returns how many rows were written."""
+        from . import corrections as _corrections
+
         return _corrections.put(self, corrections)
 
     def topic_model(self) -> tuple[str, bytes] | None:

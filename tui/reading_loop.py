@@ -8,8 +8,6 @@ its methods use the screen's state (``store``, ``view``, ``read``, the panes).""
 
 from __future__ import annotations
 
-import shlex
-import webbrowser
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -17,7 +15,6 @@ from urllib.parse import urlsplit
 from textual.app import SuspendNotSupported
 from textual.content import Content
 from textual.widgets import Static
-from topiclens.store.deleting import DeletedEntry
 from topiclens.store.models import Entry
 from topiclens.store.text import fit_cells
 
@@ -25,6 +22,10 @@ from .display import terminal_line
 from .model import View
 
 if TYPE_CHECKING:
+    import webbrowser
+
+    from topiclens.store.deleting import DeletedEntry
+
     from .main_screen import MainScreen
 
 # The least usable size, measured: at 15 lines the panes' least heights (entries 6, entry
@@ -61,6 +62,8 @@ TERMINAL_BROWSERS = frozenset(
 
 def find_browser() -> webbrowser.BaseBrowser | None:
     """The browser ``webbrowser`` would use ($BROWSER first), None when there is none."""
+    import webbrowser  # here, not at the top: every start would pay for it
+
     try:
         return webbrowser.get()
     except webbrowser.Error:
@@ -69,6 +72,8 @@ def find_browser() -> webbrowser.BaseBrowser | None:
 
 def in_terminal(browser: webbrowser.BaseBrowser) -> bool:
     """Whether ``browser`` is one that draws in the terminal (lynx, w3m, ...)."""
+    import shlex
+
     try:
         words = shlex.split(str(getattr(browser, "name", "")))
     except ValueError:
