@@ -292,9 +292,12 @@ def hide_topic(store: Store, topic_id: int) -> Change:
     )
     went = Counter(t for t, _, _ in plan.assign.values()).most_common(1)
     plan.topic_id = went[0][0] if went else None
-    plan.message = (
-        f"hid {_quote(topic.name)}: its {len(entries)} entries went to their next-best topics"
+    went = (
+        "its entry went to its next-best topic"
+        if len(entries) == 1
+        else f"its {len(entries)} entries went to their next-best topics"
     )
+    plan.message = f"hid {_quote(topic.name)}: {went}"
     store.apply_correction(plan)
     return Change(plan.message, plan.topic_id)
 
