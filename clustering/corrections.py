@@ -292,12 +292,12 @@ def hide_topic(store: Store, topic_id: int) -> Change:
     )
     went = Counter(t for t, _, _ in plan.assign.values()).most_common(1)
     plan.topic_id = went[0][0] if went else None
-    went = (
+    moved = (
         "its entry went to its next-best topic"
         if len(entries) == 1
         else f"its {len(entries)} entries went to their next-best topics"
     )
-    plan.message = f"hid {_quote(topic.name)}: {went}"
+    plan.message = f"hid {_quote(topic.name)}: {moved}"
     store.apply_correction(plan)
     return Change(plan.message, plan.topic_id)
 
