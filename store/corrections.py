@@ -38,7 +38,7 @@ from .correction_log import (
 )
 from .models import Problem, Topic
 from .reading import BOM
-from .topics import INSERT_ASSIGNMENT, Assignments
+from .topics import INSERT_ASSIGNMENT, Assignments, topic_values
 
 LOG_KEPT = 200  # corrections undo can walk back
 
@@ -180,17 +180,7 @@ def _write_topic(conn: Any, t: Topic, now: float) -> None:
         "SET name = excluded.name, user_named = excluded.user_named, anchor = excluded.anchor, "
         "keywords = excluded.keywords, cohesion = excluded.cohesion, mixed = excluded.mixed, "
         "updated_at = excluded.updated_at",
-        (
-            t.id,
-            t.name,
-            int(t.user_named),
-            t.anchor,
-            orjson.dumps([list(k) for k in t.keywords]).decode(),
-            t.size,
-            t.cohesion,
-            int(t.mixed),
-            now,
-        ),
+        topic_values(t, now),
     )
 
 

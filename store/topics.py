@@ -35,6 +35,23 @@ ALSO_LIST_FILL = (
 )
 
 
+def topic_values(t: Topic, now: float) -> tuple[object, ...]:
+    """A topic's row of ``topics``: id, name, user_named, anchor, keywords, size, cohesion,
+    mixed, updated_at."""
+    keywords = orjson.dumps([list(k) for k in t.keywords]).decode()
+    return (
+        t.id,
+        t.name,
+        int(t.user_named),
+        t.anchor,
+        keywords,
+        t.size,
+        t.cohesion,
+        int(t.mixed),
+        now,
+    )
+
+
 def _assignment_rows(
     assignments: Assignments, similar: Similar
 ) -> Iterator[tuple[str, int, float, str, str]]:
@@ -169,17 +186,7 @@ def replace(
                 "anchor = excluded.anchor, keywords = excluded.keywords, "
                 "size = excluded.size, cohesion = excluded.cohesion, mixed = excluded.mixed, "
                 "updated_at = excluded.updated_at",
-                (
-                    t.id,
-                    t.name,
-                    int(t.user_named),
-                    t.anchor,
-                    orjson.dumps([list(k) for k in t.keywords]).decode(),
-                    t.size,
-                    t.cohesion,
-                    int(t.mixed),
-                    now,
-                ),
+                topic_values(t, now),
             )
         conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assigned, near))
         # an entry deleted while the clustering ran (the checks are off): no row of it stays
