@@ -32,7 +32,7 @@ from .features import (
     lsa_dims_for,
 )
 from .holding import held_seeds, hold
-from .membership import also_topics, anchor_term_sets
+from .membership import also_bars, also_topics, anchor_term_sets
 from .naming import entry_terms, name_topics
 from .neighbours import (
     CRISP_SILHOUETTE,
@@ -264,7 +264,10 @@ class TopicModel(ParamsMixin):
             f.counts, labels, k, fitted.vocab, vocab, named, self.mixed_, in_names, texts
         )
         self.topic_terms_ = [sorted(own[a]) if a else [] for a in named]
-        self.also_ = also_topics(f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels)
+        self.also_bars_ = also_bars(f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels)
+        self.also_ = also_topics(
+            f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels, self.also_bars_
+        )
         centres = np.vstack(
             [np.asarray(xs[labels == c].mean(axis=0)).ravel() for c in range(k)]
         ).astype(np.float32)
@@ -343,7 +346,7 @@ class TopicModel(ParamsMixin):
         topic_terms = [
             t if among is None or among[c] else [] for c, t in enumerate(self.topic_terms_)
         ]
-        also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels)
+        also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, self.also_bars_)
         return Placement(labels, scores, terms, similar, also)
 
     def get_feature_names_out(self) -> list[str]:

@@ -21,6 +21,10 @@ from .tokenize import BIGRAM_MARK
 # (docs/clustering.md, "Also in")
 ALSO_MIN_CENTRALITY = 0.5
 ALSO_MIN_COUNT = 2  # uses of the anchor's terms: one mention is not a subject
+# ... and at least this share of the centrality of the topic's typical own entry (the
+# median), so a topic whose own entries are all about its anchor asks as much of its
+# "also" entries; chosen by the worst F1 of the four named topics (docs/clustering.md)
+ALSO_OF_OWN = 0.7
 
 
 def anchor_term_sets(
@@ -53,34 +57,65 @@ def centrality(
     return np.where(uses >= min_count, share, 0.0)
 
 
+def also_bars(
+    tfidf: Any,
+    counts: Any,
+    vocab_tokens: Sequence[str],
+    topic_terms: Sequence[Sequence[str]],
+    labels: Any,
+) -> list[float]:
+    """Each topic's bar for its also entries: ALSO_MIN_CENTRALITY, or ALSO_OF_OWN of the
+    median centrality of its own entries that use its terms, when that is higher."""
+    import numpy as np
+
+    bars = [ALSO_MIN_CENTRALITY] * len(topic_terms)
+    shares = _shares(tfidf, counts, vocab_tokens, topic_terms)
+    for c, share in shares.items():
+        own = share[(labels == c) & (share > 0)]
+        if len(own):
+            bars[c] = round(max(ALSO_MIN_CENTRALITY, ALSO_OF_OWN * float(np.median(own))), 4)
+    return bars
+
+
 def also_topics(
     tfidf: Any,
     counts: Any,
     vocab_tokens: Sequence[str],
     topic_terms: Sequence[Sequence[str]],
     labels: Any,
+    bars: Sequence[float] | None = None,
 ) -> list[list[tuple[int, float]]]:
     """Each entry's also topics, (topic index, centrality rounded to 4 places), best
     first: topics whose ``topic_terms`` (an anchor's own tokens; empty for a topic no
-    anchor named) are central to it, never its own topic ``labels[i]``. O(n * terms)."""
+    anchor named) are central to it, at least the topic's bar (:func:`also_bars`; else
+    ALSO_MIN_CENTRALITY), never its own topic ``labels[i]``. O(n * terms)."""
     import numpy as np
 
-    n = tfidf.shape[0]
-    out: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-    if not any(topic_terms):
-        return out
-    wanted = {t for terms in topic_terms for t in terms}
-    index = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
-    top = heaviest_word(tfidf, vocab_tokens)
-    for c, terms in enumerate(topic_terms):
-        cols = [index[t] for t in terms if t in index]
-        if not cols:
-            continue
-        share = centrality(tfidf, counts, cols, top)
-        for i in np.flatnonzero((share >= ALSO_MIN_CENTRALITY) & (labels != c)).tolist():
+    out: list[list[tuple[int, float]]] = [[] for _ in range(tfidf.shape[0])]
+    for c, share in _shares(tfidf, counts, vocab_tokens, topic_terms).items():
+        bar = ALSO_MIN_CENTRALITY if bars is None else bars[c]
+        for i in np.flatnonzero((share >= bar) & (labels != c)).tolist():
             out[i].append((c, round(float(share[i]), 4)))
     for row in out:
         row.sort(key=lambda p: (-p[1], p[0]))
+    return out
+
+
+def _shares(
+    tfidf: Any, counts: Any, vocab_tokens: Sequence[str], topic_terms: Sequence[Sequence[str]]
+) -> dict[int, Any]:
+    """Topic index -> each entry's :func:`centrality` of its terms (topics with terms the
+    vocabulary has)."""
+    if not any(topic_terms):
+        return {}
+    wanted = {t for terms in topic_terms for t in terms}
+    index = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
+    top = heaviest_word(tfidf, vocab_tokens)
+    out = {}
+    for c, terms in enumerate(topic_terms):
+        cols = [index[t] for t in terms if t in index]
+        if cols:
+            out[c] = centrality(tfidf, counts, cols, top)
     return out
 
 

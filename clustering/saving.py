@@ -9,6 +9,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .anchors import Anchor
+from .membership import ALSO_MIN_CENTRALITY
 
 if TYPE_CHECKING:
     from .estimator import TopicModel
@@ -38,6 +39,7 @@ def dump(model: TopicModel) -> bytes:
         "cohesion": model.cohesion_,
         "mixed": model.mixed_,
         "topic_terms": model.topic_terms_,
+        "also_bars": model.also_bars_,
         "silhouette": model.silhouette_,
         "spectral": model.spectral_,
     }
@@ -96,6 +98,9 @@ def load(cls: type[TopicModel], blob: bytes, tokenizer: Tokenizer | None) -> Top
         model.cohesion_ = [float(v) for v in record["cohesion"]]
         model.mixed_ = [bool(v) for v in record["mixed"]]
         model.topic_terms_ = [list(ts) for ts in record["topic_terms"]]
+        # a model saved before the bars: every topic at the one threshold it used then
+        bars = record.get("also_bars") or [ALSO_MIN_CENTRALITY] * len(model.topic_terms_)
+        model.also_bars_ = [float(v) for v in bars]
         model.silhouette_ = record["silhouette"]
         model.spectral_ = bool(record["spectral"])
         model.stage_seconds_ = {}

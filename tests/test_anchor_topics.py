@@ -94,3 +94,23 @@ def test_about_counts_the_anchors_weight_not_a_mention() -> None:
     members = np.flatnonzero(labels == 0)
     about = about_anchor(tfidf, counts, [0], np.arange(len(VOCAB)), members)
     assert about.tolist() == [True, True, False, False, False, False]
+
+
+def test_a_topic_whose_own_entries_are_all_about_it_asks_as_much_of_its_also_entries() -> None:
+    from topiclens.clustering.membership import also_bars, also_topics
+
+    vocab = ["kv", "vllm", "render"]
+
+    def rows(own_share: float) -> tuple:
+        # three own entries of topic 0 (the anchor's term at ``own_share`` of their
+        # heaviest word), and one entry of topic 1 where it weighs 0.6
+        m = [[own_share, 1.0, 0], [own_share, 1.0, 0], [own_share, 1.0, 0], [0.6, 0, 1.0]]
+        tfidf = sp.csr_matrix(np.asarray(m))
+        counts = sp.csr_matrix((np.asarray(m) > 0).astype(np.int64) * 2)
+        return tfidf, counts, np.array([0, 0, 0, 1])
+
+    for own_share, bar, listed in ((1.0, 0.7, []), (0.6, 0.5, [(0, 0.6)])):
+        tfidf, counts, labels = rows(own_share)
+        bars = also_bars(tfidf, counts, vocab, [["kv"], []], labels)
+        assert bars == [bar, 0.5]
+        assert also_topics(tfidf, counts, vocab, [["kv"], []], labels, bars)[3] == listed
