@@ -32,7 +32,7 @@ from .features import (
     lsa_dims_for,
 )
 from .holding import held_seeds, hold
-from .membership import also_bars, also_topics, anchor_term_sets
+from .membership import also_topics, anchor_term_sets, fit_also
 from .naming import entry_terms, name_topics
 from .neighbours import (
     CRISP_SILHOUETTE,
@@ -264,9 +264,8 @@ class TopicModel(ParamsMixin):
             f.counts, labels, k, fitted.vocab, vocab, named, self.mixed_, in_names, texts
         )
         self.topic_terms_ = [sorted(own[a]) if a else [] for a in named]
-        self.also_bars_ = also_bars(f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels)
-        self.also_ = also_topics(
-            f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels, self.also_bars_
+        self.also_, self.also_bars_ = fit_also(
+            f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels
         )
         centres = np.vstack(
             [np.asarray(xs[labels == c].mean(axis=0)).ravel() for c in range(k)]

@@ -57,24 +57,25 @@ def centrality(
     return np.where(uses >= min_count, share, 0.0)
 
 
-def also_bars(
+def fit_also(
     tfidf: Any,
     counts: Any,
     vocab_tokens: Sequence[str],
     topic_terms: Sequence[Sequence[str]],
     labels: Any,
-) -> list[float]:
-    """Each topic's bar for its also entries: ALSO_MIN_CENTRALITY, or ALSO_OF_OWN of the
-    median centrality of its own entries that use its terms, when that is higher."""
+) -> tuple[list[list[tuple[int, float]]], list[float]]:
+    """The fitted entries' also topics (:func:`also_topics`) and each topic's bar: the
+    larger of ALSO_MIN_CENTRALITY and ALSO_OF_OWN of the median centrality of its own
+    entries that use its terms. One pass over the terms' columns for both."""
     import numpy as np
 
-    bars = [ALSO_MIN_CENTRALITY] * len(topic_terms)
     shares = _shares(tfidf, counts, vocab_tokens, topic_terms)
+    bars = [ALSO_MIN_CENTRALITY] * len(topic_terms)
     for c, share in shares.items():
         own = share[(labels == c) & (share > 0)]
         if len(own):
             bars[c] = round(max(ALSO_MIN_CENTRALITY, ALSO_OF_OWN * float(np.median(own))), 4)
-    return bars
+    return _listed(shares, labels, bars, tfidf.shape[0]), bars
 
 
 def also_topics(
@@ -83,18 +84,24 @@ def also_topics(
     vocab_tokens: Sequence[str],
     topic_terms: Sequence[Sequence[str]],
     labels: Any,
-    bars: Sequence[float] | None = None,
+    bars: Sequence[float],
 ) -> list[list[tuple[int, float]]]:
     """Each entry's also topics, (topic index, centrality rounded to 4 places), best
     first: topics whose ``topic_terms`` (an anchor's own tokens; empty for a topic no
-    anchor named) are central to it, at least the topic's bar (:func:`also_bars`; else
-    ALSO_MIN_CENTRALITY), never its own topic ``labels[i]``. O(n * terms)."""
+    anchor named) are central to it, at least the topic's bar (:func:`fit_also`), never
+    its own topic ``labels[i]``. O(n * terms)."""
+    shares = _shares(tfidf, counts, vocab_tokens, topic_terms)
+    return _listed(shares, labels, bars, tfidf.shape[0])
+
+
+def _listed(
+    shares: dict[int, Any], labels: Any, bars: Sequence[float], n: int
+) -> list[list[tuple[int, float]]]:
     import numpy as np
 
-    out: list[list[tuple[int, float]]] = [[] for _ in range(tfidf.shape[0])]
-    for c, share in _shares(tfidf, counts, vocab_tokens, topic_terms).items():
-        bar = ALSO_MIN_CENTRALITY if bars is None else bars[c]
-        for i in np.flatnonzero((share >= bar) & (labels != c)).tolist():
+    out: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    for c, share in shares.items():
+        for i in np.flatnonzero((share >= bars[c]) & (labels != c)).tolist():
             out[i].append((c, round(float(share[i]), 4)))
     for row in out:
         row.sort(key=lambda p: (-p[1], p[0]))

@@ -97,7 +97,7 @@ def test_about_counts_the_anchors_weight_not_a_mention() -> None:
 
 
 def test_a_topic_whose_own_entries_are_all_about_it_asks_as_much_of_its_also_entries() -> None:
-    from topiclens.clustering.membership import also_bars, also_topics
+    from topiclens.clustering.membership import also_topics, fit_also
 
     vocab = ["kv", "vllm", "render"]
 
@@ -111,6 +111,8 @@ def test_a_topic_whose_own_entries_are_all_about_it_asks_as_much_of_its_also_ent
 
     for own_share, bar, listed in ((1.0, 0.7, []), (0.6, 0.5, [(0, 0.6)])):
         tfidf, counts, labels = rows(own_share)
-        bars = also_bars(tfidf, counts, vocab, [["kv"], []], labels)
+        also, bars = fit_also(tfidf, counts, vocab, [["kv"], []], labels)
         assert bars == [bar, 0.5]
-        assert also_topics(tfidf, counts, vocab, [["kv"], []], labels, bars)[3] == listed
+        assert also[3] == listed
+        # new entries are placed against the same bars
+        assert also_topics(tfidf, counts, vocab, [["kv"], []], labels, bars) == also
