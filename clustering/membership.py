@@ -25,6 +25,9 @@ ALSO_MIN_COUNT = 2  # uses of the anchor's terms: one mention is not a subject
 # median), so a topic whose own entries are all about its anchor asks as much of its
 # "also" entries; chosen by the worst F1 of the four named topics (docs/clustering.md)
 ALSO_OF_OWN = 0.7
+# an entry central to more topics is a survey of them: it is listed under its most central
+# ALSO_MAX_TOPICS (chosen by the same worst F1, docs/clustering.md)
+ALSO_MAX_TOPICS = 2
 
 
 def anchor_term_sets(
@@ -89,7 +92,7 @@ def also_topics(
     """Each entry's also topics, (topic index, centrality rounded to 4 places), best
     first: topics whose ``topic_terms`` (an anchor's own tokens; empty for a topic no
     anchor named) are central to it, at least the topic's bar (:func:`fit_also`), never
-    its own topic ``labels[i]``. O(n * terms)."""
+    its own topic ``labels[i]``; the ALSO_MAX_TOPICS most central. O(n * terms)."""
     shares = _shares(tfidf, counts, vocab_tokens, topic_terms)
     return _listed(shares, labels, bars, tfidf.shape[0])
 
@@ -105,6 +108,7 @@ def _listed(
             out[i].append((c, round(float(share[i]), 4)))
     for row in out:
         row.sort(key=lambda p: (-p[1], p[0]))
+        del row[ALSO_MAX_TOPICS:]
     return out
 
 

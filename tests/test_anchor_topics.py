@@ -116,3 +116,16 @@ def test_a_topic_whose_own_entries_are_all_about_it_asks_as_much_of_its_also_ent
         assert also[3] == listed
         # new entries are placed against the same bars
         assert also_topics(tfidf, counts, vocab, [["kv"], []], labels, bars) == also
+
+
+def test_an_entry_about_many_topics_is_listed_under_its_most_central_two() -> None:
+    from topiclens.clustering.membership import ALSO_MAX_TOPICS, fit_also
+
+    vocab = ["a", "b", "c", "d"]
+    # entry 0 (topic 0) uses the terms of topics 1, 2 and 3, most of 3, least of 1
+    m = [[1.0, 0.6, 0.8, 0.9], [0, 1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]]
+    tfidf = sp.csr_matrix(np.asarray(m))
+    counts = sp.csr_matrix((np.asarray(m) > 0).astype(np.int64) * 2)
+    also, _ = fit_also(tfidf, counts, vocab, [["a"], ["b"], ["c"], ["d"]], np.arange(4))
+    assert ALSO_MAX_TOPICS == 2
+    assert also[0] == [(3, 0.9), (2, 0.8)]
