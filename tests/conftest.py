@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,29 @@ ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
 DIGEST = ASSETS / "000_628a9e309749597c.txt"
 LISTING = ASSETS / "002_e2969eaa9c23cb58.txt"
+
+
+@pytest.fixture(scope="session")
+def clustered_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory holding the bundled corpus grouped into topics, made once per test
+    process (clustering it takes seconds): tests change only their copy (``bundled_home``)."""
+    from topiclens.clustering.pipeline import cluster_store
+    from topiclens.store import Store
+    from topiclens.store.importer import import_bundled
+
+    home = tmp_path_factory.mktemp("clustered-bundled")
+    with Store.open_dir(home) as store:
+        import_bundled(store)
+        cluster_store(store)
+    return home
+
+
+@pytest.fixture
+def bundled_home(clustered_home: Path, tmp_path: Path) -> Path:
+    """This test's own copy of :func:`clustered_home`."""
+    copy = tmp_path / "home"
+    shutil.copytree(clustered_home, copy)
+    return copy
 
 
 @pytest.fixture

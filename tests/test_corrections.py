@@ -2,12 +2,11 @@
 every one together through `cluster`, `cluster --k 3`, an import and a reopen; undo; and
 their way through a JSON export and its restore.
 
-The bundled corpus is clustered once per module; each test works on a copy of it.
+The bundled corpus is clustered once per test process (conftest); each test works on a copy.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import orjson
@@ -40,18 +39,9 @@ PASSING = {
 }
 
 
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("bundled")
-    assert main(["--data-dir", str(home), "topics"]) == 0
-    return home
-
-
 @pytest.fixture
-def store(bundled: Path, tmp_path: Path):
-    home = tmp_path / "home"
-    shutil.copytree(bundled, home)
-    with Store.open_dir(home) as s:
+def store(bundled_home: Path):
+    with Store.open_dir(bundled_home) as s:
         yield s
 
 
@@ -307,9 +297,8 @@ def test_a_restore_refuses_corrections_it_cannot_read(store: Store):
     ]
 
 
-def test_no_correction_leaves_the_clustering_as_it_was(bundled: Path, tmp_path: Path):
-    home = tmp_path / "home"
-    shutil.copytree(bundled, home)
+def test_no_correction_leaves_the_clustering_as_it_was(bundled_home: Path):
+    home = bundled_home
     with Store.open_dir(home) as s:
         before = {t.id: (t.name, t.size) for t in s.topics()}
         C.hide_topic(s, s.topics()[0].id)

@@ -3,7 +3,6 @@ of `topic rename`, and what `topics --json` says of corrections."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,18 +17,9 @@ CliResult = tuple[int, str, str]
 KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}
 
 
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("bundled-cli")
-    assert main(["--data-dir", str(home), "topics"]) == 0
-    return home
-
-
 @pytest.fixture
-def home(bundled: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "home"
-    shutil.copytree(bundled, copy)
-    return copy
+def home(bundled_home: Path) -> Path:
+    return bundled_home
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """`k` means what it says, and names the user gave outlive every sequence of re-clusters.
 
 Pipeline level (`cluster_store` and its `ClusterReport`); the command's lines are in
-tests/test_topics_cli.py. The bundled corpus is clustered once per module; each test that
-changes a store works on its own copy.
+tests/test_topics_cli.py. The bundled corpus is clustered once per test process
+(conftest); each test that changes a store works on its own copy.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from topiclens.clustering import TopicModel, cluster_store
 from topiclens.clustering.partition import MAX_SHARE
 from topiclens.clustering.user_names import NAMED_TOPICS
 from topiclens.store import Store
-from topiclens.store.importer import import_bundled, import_file
+from topiclens.store.importer import import_file
 
 pytestmark = pytest.mark.xdist_group("topics")
 
@@ -26,20 +26,9 @@ SPEC_TITLES = (
 )
 
 
-@pytest.fixture(scope="module")
-def clustered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("bundled")
-    with Store.open_dir(home) as store:
-        import_bundled(store)
-        cluster_store(store)
-    return home
-
-
 @pytest.fixture
-def home(clustered: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "home"
-    shutil.copytree(clustered, copy)
-    return copy
+def home(bundled_home: Path) -> Path:
+    return bundled_home
 
 
 def _titled(store: Store, title: str) -> str:

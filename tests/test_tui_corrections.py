@@ -1,11 +1,10 @@
 """Issue 13 in the reader: every topic correction in a few keys, driven with Pilot on the
-bundled corpus clustered for real (clustered once per module; each test on its own copy),
+bundled corpus clustered for real (once per test process, in conftest; each test on its own copy),
 asserting on the store, the screen's state and the toasts."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList
 from topiclens.clustering import cluster_store
 from topiclens.store import Store, Topic
-from topiclens.store.importer import import_bundled
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.commands import BY_ID, BY_SECTION, SCREEN_BINDING_IDS, TOPICS
 from topiclens.tui.main_screen import MainScreen
@@ -43,21 +41,10 @@ CORRECTION_IDS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def clustered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("bundled")
-    with Store.open_dir(home) as store:
-        import_bundled(store)
-        cluster_store(store)
-    return home
-
-
 @pytest.fixture
-def db(clustered: Path, tmp_path: Path) -> Path:
+def db(bundled_home: Path) -> Path:
     """The path of this test's own copy of the clustered store."""
-    copy = tmp_path / "home"
-    shutil.copytree(clustered, copy)
-    return copy / "topiclens.db"
+    return bundled_home / "topiclens.db"
 
 
 def toasts(app: TopicLensApp) -> list[tuple[str, str]]:
