@@ -46,11 +46,13 @@ def split_off_rest(
     out = labels.copy()
     corpus = None  # the corpus's pair mean, when first needed
     words = word_columns(vocab_tokens)
+    wanted = set().union(*term_sets.values()) if term_sets else set()
+    col = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
     for c, name in enumerate(anchors):
         if name is None or pinned[c] is not None or name not in term_sets:
             continue
         members = np.flatnonzero(labels == c)
-        cols = term_columns(vocab_tokens, term_sets[name])
+        cols = [col[t] for t in term_sets[name] if t in col]
         about = about_anchor(tfidf, counts, cols, words, members)
         rest = members[~about]
         # most entries about the anchor: the cluster is the anchor's, and stays whole
@@ -63,17 +65,13 @@ def split_off_rest(
     return out
 
 
-def term_columns(vocab_tokens: Sequence[str], terms: set[str]) -> list[int]:
-    return [j for j, t in enumerate(vocab_tokens) if t in terms]
-
-
 def about_anchor(tfidf: Any, counts: Any, cols: Sequence[int], words: Any, members: Any) -> Any:
     """(len(members),) whether each of the rows ``members`` is about the anchor whose own
     tokens are the columns ``cols``: they weigh ABOUT_MIN of the row's heaviest word (of
     the columns ``words``), one mention counting (a title has one, and may well be about
     it). Reads only those rows: at 100,000 entries the whole matrix costs seconds."""
     rows, uses = tfidf[members], counts[members]
-    top = heaviest_word(rows, (), words)
+    top = heaviest_word(rows, words)
     return centrality(rows, uses, cols, top, min_count=1) >= ABOUT_MIN
 
 
@@ -98,10 +96,8 @@ def earned_names(
 
     def earned(c: int, name: str) -> bool:
         rows = labels == c
-        if (
-            term_use(features.counts, rows, [col[t] for t in terms[name] if t in col])
-            < ANCHOR_MIN_USE
-        ):
+        used = [col[t] for t in terms[name] if t in col]
+        if term_use(features.counts, rows, used) < ANCHOR_MIN_USE:
             return False
         mine = [col[t] for t in own[name] if t in col]
         about = about_anchor(features.tfidf, features.counts, mine, words, np.flatnonzero(rows))

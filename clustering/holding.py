@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .anchors import Anchor
+from .membership import heaviest_word, word_columns
 from .token_cache import TokenIds, entry_token_ids, tokenized_anchors
-from .tokenize import BIGRAM_MARK
 
 if TYPE_CHECKING:
     from topiclens.store.corrections import Corrections
@@ -53,15 +53,12 @@ class TermIndex:
     finds nothing."""
 
     def __init__(self, counts: Any, vocab: Sequence[str], idf: Any) -> None:
-        import numpy as np
-
         from .features import weigh
 
         self.counts = counts
         self.column = {t: j for j, t in enumerate(vocab)}
         self.tfidf = weigh(counts, idf)
-        words = [j for j, t in enumerate(vocab) if not t.startswith(BIGRAM_MARK)]
-        self.top = np.asarray(self.tfidf[:, words].max(axis=1).todense()).ravel()
+        self.top = heaviest_word(self.tfidf, word_columns(vocab))
 
     @classmethod
     def of_entries(cls, tids: TokenIds) -> TermIndex:

@@ -121,7 +121,7 @@ def _shares(
         return {}
     wanted = {t for terms in topic_terms for t in terms}
     index = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
-    top = heaviest_word(tfidf, vocab_tokens)
+    top = heaviest_word(tfidf, word_columns(vocab_tokens))
     out = {}
     for c, terms in enumerate(topic_terms):
         cols = [index[t] for t in terms if t in index]
@@ -137,10 +137,9 @@ def word_columns(vocab_tokens: Sequence[str]) -> Any:
     return np.flatnonzero([not t.startswith(BIGRAM_MARK) for t in vocab_tokens])
 
 
-def heaviest_word(tfidf: Any, vocab_tokens: Sequence[str], words: Any = None) -> Any:
+def heaviest_word(tfidf: Any, words: Any) -> Any:
     """(n,) the TF-IDF weight of each entry's heaviest word (``words``: the columns of
-    :func:`word_columns`, when known)."""
+    :func:`word_columns`)."""
     import numpy as np
 
-    words = word_columns(vocab_tokens) if words is None else words
     return np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
