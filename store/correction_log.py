@@ -11,10 +11,9 @@ import orjson
 
 from .connection import Database
 from .schema import TOPIC_LIST_FILL
-from .topics import INSERT_ASSIGNMENT
+from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW
 
 GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
-TOPIC_ROW = "id, name, user_named, anchor, keywords, size, cohesion, mixed, updated_at"
 CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
 
 
@@ -133,14 +132,14 @@ def undo_last(db: Database) -> Undone | None:
 
 def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
     """Put the topics, assignments and also rows of a snapshot back."""
-    marks = ",".join("?" * len(TOPIC_ROW.split(",")))
     for value in before["topics"].values():
         if value is not None:
             conn.execute(
-                f"INSERT INTO topics({TOPIC_ROW}) VALUES ({marks}) ON CONFLICT(id) DO UPDATE SET "
-                "name = excluded.name, user_named = excluded.user_named, "
-                "anchor = excluded.anchor, keywords = excluded.keywords, "
-                "cohesion = excluded.cohesion, mixed = excluded.mixed",
+                f"INSERT INTO topics({TOPIC_ROW}) VALUES ({TOPIC_MARKS}) "
+                "ON CONFLICT(id) DO UPDATE SET name = excluded.name, "
+                "user_named = excluded.user_named, anchor = excluded.anchor, "
+                "keywords = excluded.keywords, cohesion = excluded.cohesion, "
+                "mixed = excluded.mixed",
                 value,
             )
     sql = "SELECT id FROM entries WHERE id IN ({})"

@@ -27,7 +27,6 @@ import orjson
 from .connection import Database
 from .correction_log import (
     CORRECTION_ROW,
-    TOPIC_ROW,
     generation,
     relist,
     resize,
@@ -38,7 +37,7 @@ from .correction_log import (
 )
 from .models import Problem, Topic
 from .reading import BOM
-from .topics import INSERT_ASSIGNMENT, Assignments, topic_values
+from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW, Assignments, topic_values
 
 LOG_KEPT = 200  # corrections undo can walk back
 
@@ -176,7 +175,7 @@ def last_logged(db: Database) -> tuple[int, str] | None:
 
 def _write_topic(conn: Any, t: Topic, now: float) -> None:
     conn.execute(
-        f"INSERT INTO topics({TOPIC_ROW}) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE "
+        f"INSERT INTO topics({TOPIC_ROW}) VALUES ({TOPIC_MARKS}) ON CONFLICT(id) DO UPDATE "
         "SET name = excluded.name, user_named = excluded.user_named, anchor = excluded.anchor, "
         "keywords = excluded.keywords, cohesion = excluded.cohesion, mixed = excluded.mixed, "
         "updated_at = excluded.updated_at",

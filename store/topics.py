@@ -35,9 +35,13 @@ ALSO_LIST_FILL = (
 )
 
 
+# a topic's row of ``topics``, in the order of :func:`topic_values`
+TOPIC_ROW = "id, name, user_named, anchor, keywords, size, cohesion, mixed, updated_at"
+TOPIC_MARKS = ", ".join("?" * len(TOPIC_ROW.split(",")))
+
+
 def topic_values(t: Topic, now: float) -> tuple[object, ...]:
-    """A topic's row of ``topics``: id, name, user_named, anchor, keywords, size, cohesion,
-    mixed, updated_at."""
+    """A topic's row of ``topics``, as TOPIC_ROW names its columns."""
     keywords = orjson.dumps([list(k) for k in t.keywords]).decode()
     return (
         t.id,
@@ -180,8 +184,7 @@ def replace(
         conn.execute(f"DELETE FROM topics WHERE id NOT IN ({marks})", kept_ids)
         for t in topics:
             conn.execute(
-                "INSERT INTO topics(id, name, user_named, anchor, keywords, size, cohesion, "
-                "mixed, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
+                f"INSERT INTO topics({TOPIC_ROW}) VALUES ({TOPIC_MARKS}) ON CONFLICT(id) DO UPDATE "
                 "SET name = CASE WHEN topics.user_named THEN topics.name ELSE excluded.name END, "
                 "anchor = excluded.anchor, keywords = excluded.keywords, "
                 "size = excluded.size, cohesion = excluded.cohesion, mixed = excluded.mixed, "
