@@ -252,7 +252,9 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     v.add_argument("id", **an_id)
     v.add_argument("name", metavar="NAME", help="the new name (one line)")
     v = verb("move", tc.cmd_move, "move an entry to another topic and pin it there")
-    v.add_argument("entry", metavar="ENTRY_ID", help="the entry's id (see `topiclens entries`)")
+    v.add_argument(
+        "entry", metavar="ENTRY_ID", help="the entry's id, or its start (see `topiclens entries`)"
+    )
     v.add_argument("topic", **an_id)
     v = verb("merge", tc.cmd_merge, "merge topics into the first one given")
     v.add_argument("ids", nargs="+", **an_id)
@@ -279,6 +281,11 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     v = verb("show", tc.cmd_show, "show a hidden topic again")
     v.add_argument("id", **an_id)
     verb("undo", tc.cmd_undo, "take back the last correction")
+
+    # --- commands declared in their own modules
+    from . import entry_commands
+
+    entry_commands.register(sub)
 
     return parser
 

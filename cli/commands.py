@@ -215,22 +215,25 @@ def cmd_entries(args: argparse.Namespace) -> int:
 
 
 def cmd_mark_read(args: argparse.Namespace) -> int:
+    """Mark a topic's entries, or every entry, read (or unread) and say how many are so
+    now and how many of them changed (a count of the changed alone reads as the total)."""
     read = not args.unread
     with open_store(args) as store:
         if args.all:
             what = "in the store"
-            changed = (
-                store.mark_all_read() if read else store.set_read_many(store.entry_ids(), False)
-            )
+            ids = store.entry_ids()
+            changed = store.mark_all_read() if read else store.set_read_many(ids, False)
         else:
             topic = store.topic(args.topic)
             if topic is None:
                 err(f"topiclens: no topic with id {args.topic}; `topiclens topics` lists them")
                 return 1
-            what = f"in topic {topic.id} ({terminal_line(topic.name)})"
-            changed = store.set_read_many(store.topic_entry_ids(topic.id), read)
-    noun = "entry" if changed == 1 else "entries"
-    out(f"{changed} {noun} {what} marked {'read' if read else 'unread'}")
+            what = f"in topic {topic.id} ({fit_cells(terminal_line(topic.name[:400]), 60)})"
+            ids = store.topic_entry_ids(topic.id)
+            changed = store.set_read_many(ids, read)
+    noun = "entry" if len(ids) == 1 else "entries"
+    state = "read" if read else "unread"
+    out(f"{len(ids)} {noun} {what} now {state} ({changed} changed)")
     return 0
 
 

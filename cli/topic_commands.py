@@ -61,8 +61,18 @@ def cmd_rename(args: argparse.Namespace) -> int:
 
 def cmd_move(args: argparse.Namespace) -> int:
     from ..clustering.corrections import move_entry
+    from ..store.entries import EntryIdError
 
-    return _run(args, lambda store: move_entry(store, args.entry, args.topic))
+    def move(store: Any) -> Any:
+        try:
+            entry_id = store.resolve_entry_id(args.entry)
+        except EntryIdError as exc:  # (a correction error: the same one-line failure)
+            from ..clustering.corrections import CorrectionError
+
+            raise CorrectionError(str(exc)) from None
+        return move_entry(store, entry_id, args.topic)
+
+    return _run(args, move)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

@@ -189,3 +189,43 @@ def unassigned_ids(db: Database) -> list[str]:
         "ORDER BY rowid"
     )
     return [eid for (eid,) in rows]
+
+
+class EntryIdError(ValueError):
+    """An entry id (or the start of one) that names no entry, or more than one."""
+
+
+def resolve_id(db: Database, prefix: str, *, deleted: bool = False) -> str:
+    """The one id starting with ``prefix`` (letter case ignored: ids are lower-case hex)
+    among the stored entries, or (``deleted``) among those in the trash; one range read
+    of the id's index. :class:`EntryIdError` when none does or several do."""
+    text = prefix.strip().lower()
+    where = "in the trash" if deleted else "in the store"
+    if not text:
+        raise EntryIdError("an entry id cannot be empty")
+    if len(text) > 64 or not text.isascii() or not text.isalnum():
+        raise EntryIdError(f"{prefix[:40]!r} is not an entry id (16 hex digits, or their start)")
+    table, column = ("trash", "entry_id") if deleted else ("entries", "id")
+    # everything from the prefix up to the first text after all it starts
+    found = [
+        eid
+        for (eid,) in db.query(
+            f"SELECT DISTINCT {column} FROM {table} WHERE {column} >= ? AND {column} < ? "
+            f"ORDER BY {column} LIMIT 2",
+            (text, text + "\U0010ffff"),
+        )
+    ]
+    if not found:
+        listed = "`topiclens restore-deleted --list`" if deleted else "`topiclens entries`"
+        raise EntryIdError(
+            f"no entry {where} has an id starting with {text!r}; {listed} lists them"
+        )
+    if len(found) > 1:
+        (count,) = db.query(
+            f"SELECT count(DISTINCT {column}) FROM {table} WHERE {column} >= ? AND {column} < ?",
+            (text, text + "\U0010ffff"),
+        )[0]
+        raise EntryIdError(
+            f"{count} entries {where} have an id starting with {text!r}; give more of it"
+        )
+    return found[0]
