@@ -117,23 +117,32 @@ DATE_CELLS = 10  # YYYY-MM-DD
 ENTRIES_HEADER = f"{'id':<{ID_CELLS}}  {'date':<{DATE_CELLS}}  {'source':<{SOURCE_CELLS}}  title"
 
 
+# A table's last column when the output is no terminal (piped to a file or a script):
+# whole for any real title or name, cut where only a damaged or hostile one reaches.
+PIPED_CELLS = 500
+
+
+def cell(text: str, cells: int) -> str:
+    """``text`` as one line of at most ``cells`` terminal cells, reading only as much of
+    it as that takes (a 50 MB title costs what its first line does)."""
+    return fit_cells(terminal_line(text[: 4 * cells + 64]), cells)
+
+
 def _column(text: str, cells: int) -> str:
     """``text`` cut and padded to exactly ``cells`` terminal cells (a Chinese character
     takes two)."""
-    text = fit_cells(terminal_line(text), cells)
+    text = cell(text, cells)
     return text + " " * (cells - cell_width(text))
 
 
 def entry_line(e: Any, width: int | None = None) -> str:
     """One entry of `entries`: id, date, source, each padded to its column in terminal
     cells (so the columns of Chinese and English sources line up under the header), then
-    the title (whole, or cut so that the line fits ``width`` cells)."""
+    the title, cut so that the line fits ``width`` cells (piped: :data:`PIPED_CELLS`)."""
     date = _column(e.date or "-" * DATE_CELLS, DATE_CELLS)
     head = f"{_column(e.id, ID_CELLS)}  {date}  {_column(e.source, SOURCE_CELLS)}  "
-    title = terminal_line(e.title)
-    if width is not None:
-        title = fit_cells(title, max(8, width - cell_width(head)))
-    return head + title
+    room = PIPED_CELLS if width is None else max(8, width - cell_width(head))
+    return head + cell(e.title, room)
 
 
 def output_width() -> int | None:
@@ -196,19 +205,26 @@ def _entry_json(
 
 
 def cmd_entries(args: argparse.Namespace) -> int:
+    from ..store.bounds import BoundError
+
     with open_store(args) as store:
         if args.topic is not None and store.topic(args.topic) is None:
             err(f"topiclens: no topic with id {args.topic}; `topiclens topics` lists them")
             return 1
-        entries = store.entries(_selected_ids(store, args))
+        try:
+            entries = store.entries(_selected_ids(store, args))
+        except BoundError as exc:
+            err(f"topiclens: {exc}")
+            return 2
         if args.json:
             topics = {t.id: t.name for t in store.topics()}
             placed, read, marked = store.assignments(), store.read_ids(), store.bookmark_ids()
             write_json({"entries": [_entry_json(e, topics, placed, read, marked) for e in entries]})
             return 0
     width = output_width()
-    if entries:
-        out(ENTRIES_HEADER if width is None else fit_cells(ENTRIES_HEADER, width))
+    out(ENTRIES_HEADER if width is None else fit_cells(ENTRIES_HEADER, width))
+    if not entries:
+        out("no entries")
     for e in entries:
         out(entry_line(e, width))
     return 0
@@ -357,14 +373,16 @@ USER_ORIGINS = ("merge", "split", "terms")
 TOPICS_HEADER = "  id   size  cohesion  name (keywords)"
 
 
-def topic_line(t: Any) -> str:
+def topic_line(t: Any, width: int | None = None) -> str:
     """One topic of `topics`: id, size, cohesion (a percent, "-" when not measured), name
-    (after "mixed:" when its entries share little), its first five keywords. The columns
-    before the name are ASCII, so they line up in terminal cells whatever the name."""
-    words = ", ".join(terminal_line(k) for k, _ in t.keywords[:5])
+    (after "mixed:" when its entries share little), its first five keywords, cut to
+    ``width`` cells (piped: the name and the keywords each to :data:`PIPED_CELLS`). The
+    columns before the name are ASCII, so they line up in terminal cells whatever the name."""
+    words = ", ".join(cell(k, 40) for k, _ in t.keywords[:5])
     cohesion = "-" if t.cohesion is None else f"{round(100 * t.cohesion)} %"
-    mark = "mixed: " if t.mixed and not t.name.lower().startswith("mixed") else ""
-    return f"{t.id:>4}  {t.size:>5}  {cohesion:>8}  {mark}{terminal_line(t.name)}  ({words})"
+    mark = "mixed: " if t.mixed and not t.name[:5].lower().startswith("mixed") else ""
+    line = f"{t.id:>4}  {t.size:>5}  {cohesion:>8}  {mark}{cell(t.name, PIPED_CELLS)}  ({words})"
+    return line if width is None else fit_cells(line, width)
 
 
 def cmd_topics(args: argparse.Namespace) -> int:
@@ -376,10 +394,12 @@ def cmd_topics(args: argparse.Namespace) -> int:
             write_json(_topics_json(store))
             return 0
         topics = store.topics()
-        if topics:
-            out(TOPICS_HEADER)
-        for t in topics:
-            out(topic_line(t))
+    width = output_width()
+    out(TOPICS_HEADER)
+    if not topics:
+        out("no topics")
+    for t in topics:
+        out(topic_line(t, width))
     return 0
 
 

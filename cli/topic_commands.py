@@ -38,14 +38,15 @@ def _run(args: argparse.Namespace, action: Callable[[Any], Any]) -> int:
 
 
 def _name_problem(name: str | None) -> int | None:
-    """Exit status 2, with the reason printed, when ``name`` cannot be a topic name."""
-    from ..clustering.corrections import CorrectionError, clean_name
+    """Exit status 2, with the reason printed, when ``name`` cannot be a topic name (the
+    store's one rule for names: :func:`topiclens.store.bounds.check_name`)."""
+    from ..store.bounds import BoundError, check_name
 
     if name is None:
         return None
     try:
-        clean_name(name)
-    except CorrectionError as exc:
+        check_name(name, "a topic name")
+    except BoundError as exc:
         return _fail(str(exc), 2)
     return None
 

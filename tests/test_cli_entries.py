@@ -156,9 +156,18 @@ def test_topics_prints_a_header(cli: Cli, reader_store: Path):
     assert len(lines) == 5
 
 
-def test_nothing_listed_prints_no_header(cli: Cli, reader_store: Path):
+def test_nothing_listed_prints_the_header_and_says_so(cli: Cli, reader_store: Path):
+    from topiclens.cli.commands import ENTRIES_HEADER
+
     status, out, _ = cli("entries", "--search", "no such words at all")
-    assert status == 0 and out == ""
+    assert status == 0 and out == f"{ENTRIES_HEADER}\nno entries\n"
+
+
+def test_an_empty_store_lists_no_entries(cli: Cli, data_dir: Path):
+    from topiclens.cli.commands import ENTRIES_HEADER
+
+    status, out, _ = cli("entries")
+    assert status == 0 and out == f"{ENTRIES_HEADER}\nno entries\n"
 
 
 # --- mark-read ---------------------------------------------------------------------------
@@ -187,7 +196,7 @@ def test_mark_everything_read_then_unread(cli: Cli, reader_store: Path):
     status, out, _ = cli("mark-read", "--all")
     assert status == 0 and out == "109 entries in the store now read (109 changed)\n"
     status, out, _ = cli("entries", "--unread")
-    assert status == 0 and out == ""
+    assert status == 0 and out.endswith("\nno entries\n")
     assert cli("mark-read", "--all")[1] == "109 entries in the store now read (0 changed)\n"
     status, out, _ = cli("mark-read", "--all", "--unread")
     assert status == 0 and out == "109 entries in the store now unread (109 changed)\n"

@@ -160,7 +160,7 @@ def test_an_id_by_its_start(reader_store: Path):
             store.resolve_entry_id(ids[0][0])
         with pytest.raises(EntryIdError, match="no entry in the store has an id starting"):
             store.resolve_entry_id("zz")
-        with pytest.raises(EntryIdError, match="is not an entry id"):
+        with pytest.raises(EntryIdError, match="no entry with id 'ab%'"):
             store.resolve_entry_id("ab%")
 
 
