@@ -4,6 +4,7 @@ check raises :class:`Invalid` with a message naming the field."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -91,6 +92,24 @@ def check(value: Any, raw: bytes | str, what: str = "JSON") -> None:
             raise Invalid(f"{where!r} is an integer beyond 64 bits")
 
 
+# numbers, and strings matched whole so that digits inside them are left alone
+_NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
+
+
+def _out_of_range(raw: bytes | str, what: str) -> str:
+    """What to say of a document holding a number no double holds: an integer beyond 64
+    bits, or (a fraction or an exponent, such as 1e400) a number out of range."""
+    blob = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    for match in _NUMBER_OR_TEXT.finditer(blob):
+        token = match.group()
+        if token[:1] != b'"' and math.isinf(float(token)):
+            if re.fullmatch(rb"-?\d+", token):
+                break
+            shown = token[:24].decode("ascii") + ("…" if len(token) > 24 else "")
+            return f"{what} holds a number out of range ({shown}): larger than any stored number"
+    return f"{what} holds an integer beyond 64 bits"
+
+
 def loads(raw: bytes | str, what: str = "JSON") -> Any:
     """Parse ``raw``; :class:`Invalid` when it is malformed or fails :func:`check`."""
     try:
@@ -98,8 +117,8 @@ def loads(raw: bytes | str, what: str = "JSON") -> Any:
     except orjson.JSONDecodeError as exc:
         if too_deep(exc):
             raise Invalid(f"{what} nested deeper than {MAX_DEPTH} levels") from None
-        if "infinity" in str(exc):  # a literal too long even for a float
-            raise Invalid(f"{what} holds an integer beyond 64 bits") from None
+        if "infinity" in str(exc):  # a literal too large even for a float
+            raise Invalid(_out_of_range(raw, what)) from None
         raise Invalid(f"malformed {what}: {exc}") from None
     check(value, raw, what)
     return value

@@ -128,6 +128,37 @@ def listing() -> bytes:
 LISTING_EXPECTED = (4, [(8, "NUL byte")])
 
 
+def cr_digest() -> bytes:
+    """A digest whose lines end in CR alone (as old Mac tools write them)."""
+    lines = [
+        "工程实践 Clean Blog 2026/09/24",
+        "CR 结尾的文件：KV 缓存压缩，说明测量方法。",
+        "推荐收录：只用回车换行，也要读出两条。",
+        "系统架构 Clean Blog 2026/09/23",
+        f"第二条带着 {OSC0} 与 {MARKUP[1]}，原样保存。",
+        "推荐收录：数据可信，适合推理工程师。",
+    ]
+    return "\r".join(lines).encode("utf-8") + b"\r"
+
+
+def out_of_range() -> bytes:
+    """One line of JSON Lines holding a number no double holds (not an integer)."""
+    return b'{"title": "huge", "summary": "a number out of range", "n": 1e400}\n'
+
+
+def one_bad_line() -> bytes:
+    """One line of JSON Lines, cut short: a JSON problem, not a digest's."""
+    return b'{"title": "cut short", "summary": "the object never closes"\n'
+
+
+# (file name, writer, format detected, entries that go in, (line, fragment) of each problem)
+MORE: dict[str, tuple[object, str, int, list[tuple[int, str]]]] = {
+    "hostile_cr.txt": (cr_digest, "digest", 2, []),
+    "hostile_out_of_range.jsonl": (out_of_range, "jsonl", 0, [(1, "a number out of range")]),
+    "hostile_one_bad_line.jsonl": (one_bad_line, "jsonl", 0, [(1, "malformed JSON")]),
+}
+
+
 def _export(bookmarks: list[dict[str, object]]) -> dict[str, object]:
     return {
         "format": "topiclens-bookmarks",
@@ -218,6 +249,8 @@ def main() -> None:
     for name, (bookmarks, _) in EXPORTS.items():
         (HERE / name).write_bytes(orjson.dumps(_export(bookmarks), option=orjson.OPT_INDENT_2))
     (HERE / "export_deep.json").write_bytes(export_deep())
+    for name, (write, *_) in MORE.items():
+        (HERE / name).write_bytes(write())  # type: ignore[operator]
 
 
 if __name__ == "__main__":
