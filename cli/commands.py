@@ -66,6 +66,9 @@ def _counts(report: Any) -> str:
     corrected = getattr(report, "corrections_restored", 0)
     if corrected:
         text += f"; {corrected} topic corrections restored (they shape the next topiclens cluster)"
+    searches, rules = (getattr(report, k, 0) for k in ("searches_restored", "mute_rules_restored"))
+    if searches or rules:
+        text += f"; {searches} saved searches and {rules} mute rules restored"
     return text
 
 
@@ -177,16 +180,21 @@ def since_date(text: str) -> str:
 
 def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
     """The ids `entries` lists: every filter given, in the search's order when searching
-    (None: every entry, read in one query)."""
-    filters = (args.topic, args.source, args.since, args.search)
-    if all(f is None for f in filters) and not (args.unread or args.bookmarked):
+    (None: every entry, read in one query). Muted entries are left out, except from a
+    search (a search is how a muted entry is found) or with --muted (only they)."""
+    muted = True if args.muted else None if args.search is not None else False
+    filters = (args.topic, args.source, args.since, args.until, args.search)
+    unfiltered = all(f is None for f in filters) and not (args.unread or args.bookmarked)
+    if unfiltered and muted is False and not store.muted_ids():
         return None
     ids = store.filtered_entry_ids(
         topic_id=args.topic,
         source=args.source,
         since=args.since,
+        until=args.until,
         unread=args.unread,
         bookmarked=args.bookmarked,
+        muted=muted,
     )
     if args.search is None:
         return ids
@@ -197,11 +205,20 @@ def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
 
 
 def _entry_json(
-    e: Any, topics: dict[int, str], placed: dict[str, int], read: set[str], marked: set[str]
+    e: Any,
+    topics: dict[int, str],
+    placed: dict[str, int],
+    states: tuple[set[str], set[str], set[str]],
 ) -> dict[str, Any]:
     tid = placed.get(e.id)
     topic = None if tid is None else {"id": tid, "name": topics.get(tid, "")}
-    return e.to_json() | {"topic": topic, "read": e.id in read, "bookmarked": e.id in marked}
+    read, marked, muted = states
+    return e.to_json() | {
+        "topic": topic,
+        "read": e.id in read,
+        "bookmarked": e.id in marked,
+        "muted": e.id in muted,
+    }
 
 
 def cmd_entries(args: argparse.Namespace) -> int:
@@ -218,8 +235,9 @@ def cmd_entries(args: argparse.Namespace) -> int:
             return 2
         if args.json:
             topics = {t.id: t.name for t in store.topics()}
-            placed, read, marked = store.assignments(), store.read_ids(), store.bookmark_ids()
-            write_json({"entries": [_entry_json(e, topics, placed, read, marked) for e in entries]})
+            placed = store.assignments()
+            states = (store.read_ids(), store.bookmark_ids(), store.muted_ids())
+            write_json({"entries": [_entry_json(e, topics, placed, states) for e in entries]})
             return 0
     width = output_width()
     out(ENTRIES_HEADER if width is None else fit_cells(ENTRIES_HEADER, width))
@@ -261,13 +279,22 @@ def cmd_export(args: argparse.Namespace) -> int:
         build,
         check_target,
         default_filename,
+        format_for_path,
         get_format,
         is_stdout,
         write_atomic,
     )
 
-    fmt = get_format(args.format)
     to_stdout = is_stdout(args.output)
+    named = None if to_stdout or not args.output else format_for_path(args.output)
+    if args.format and named and named.name != args.format:
+        err(
+            f"topiclens: {terminal_line(args.output)} names a {named.label} file but --format "
+            f"{args.format} was given; leave --format out, or give the file the extension "
+            f"{get_format(args.format).extension}"
+        )
+        return 2
+    fmt = get_format(args.format) if args.format else named or get_format("md")
     path = None if to_stdout else Path(args.output or default_filename(fmt.name)).expanduser()
     with open_store(args) as store:
         try:
@@ -393,7 +420,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
         if args.json:
             write_json(_topics_json(store))
             return 0
-        topics = store.topics()
+        topics = store.visible_topics()  # sizes without the muted entries
     width = output_width()
     out(TOPICS_HEADER)
     if not topics:

@@ -264,3 +264,19 @@ def undo_mark_all_read(db: Database) -> int | None:
         undone = conn.total_changes - before
         conn.execute("DELETE FROM read_marks WHERE id = ?", (mark_id,))
         return undone
+
+
+def filed_topics(db: Database) -> dict[str, int]:
+    """Bookmarked entry id -> the topic an export files it under: the topic it was
+    bookmarked from while the entry is still listed there (its own or an also topic),
+    else its own topic; bookmarks of entries in no topic are absent."""
+    return dict(
+        db.query(
+            "SELECT b.entry_id, CASE WHEN b.topic_id IS NOT NULL AND ("
+            "EXISTS (SELECT 1 FROM topic_also x WHERE x.entry_id = b.entry_id "
+            "AND x.topic_id = b.topic_id) OR a.topic_id = b.topic_id) "
+            "THEN b.topic_id ELSE a.topic_id END AS filed "
+            "FROM bookmarks b LEFT JOIN topic_assignments a ON a.entry_id = b.entry_id "
+            "WHERE filed IS NOT NULL"
+        )
+    )

@@ -359,19 +359,23 @@ class Store(DailyFacade):
         topic_id: int | None = None,
         source: str | None = None,
         since: str | None = None,
+        until: str | None = None,
         unread: bool = False,
         bookmarked: bool = False,
+        muted: bool | None = None,
     ) -> list[str]:
         """Ids of the entries that pass every filter given, newest first: a topic's own
-        entries, a source holding ``source``, dated ``since`` or later, unread,
-        bookmarked (``topiclens entries``)."""
+        entries, a source holding ``source``, dated ``since`` or later and ``until`` or
+        earlier, unread, bookmarked, muted (True) or not (False) (``topiclens entries``)."""
         return _queries.filtered_ids(
             self,
             topic_id=topic_id,
             source=source,
             since=since,
+            until=until,
             unread=unread,
             bookmarked=bookmarked,
+            muted=muted,
         )
 
     def count_unassigned(self) -> int:

@@ -4,6 +4,7 @@ check raises :class:`Invalid` with a message naming the field."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import re
 from collections.abc import Iterator
@@ -144,3 +145,29 @@ def whole(value: Any, key: str, low: int = 0, high: int = INT_MAX) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise Invalid(f"{key!r} must be a whole number from {low} to {high}, not {value!r}")
     return value
+
+
+# The latest time an export can show (9999-12-31T23:59:59Z): beyond it, every later
+# export would fail to render the bookmark.
+LATEST_SECONDS = 253_402_300_799
+
+
+def seconds(when: Any, key: str = "bookmarked_at") -> float:
+    """A time in seconds since 1970 from an export (``key`` names it in the message);
+    :class:`Invalid` for anything else, one in milliseconds explained."""
+    if (
+        isinstance(when, bool)
+        or not isinstance(when, int | float)
+        or not math.isfinite(when)
+        or when < 0
+    ):
+        raise Invalid(f"{key!r} must be a time in seconds, not {when!r}")
+    if when > LATEST_SECONDS:
+        if when / 1000 <= LATEST_SECONDS:
+            moment = _dt.datetime.fromtimestamp(when / 1000, _dt.UTC).strftime("%Y-%m-%d")
+            raise Invalid(
+                f"{key!r} {when!r} looks like milliseconds ({moment} if so); an "
+                "export holds seconds since 1970: divide it by 1000 and import again"
+            )
+        raise Invalid(f"{key!r} {when!r} is too far in the future to be a time")
+    return float(when)
