@@ -289,9 +289,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     named = None if to_stdout or not args.output else format_for_path(args.output)
     if args.format and named and named.name != args.format:
         err(
-            f"topiclens: {terminal_line(args.output)} names a {named.label} file but --format "
-            f"{args.format} was given; leave --format out, or give the file the extension "
-            f"{get_format(args.format).extension}"
+            f"topiclens: {terminal_line(args.output)}: its extension says {named.label}, but "
+            f"--format {args.format} was given; leave --format out, or give the file the "
+            f"extension {get_format(args.format).extension}"
         )
         return 2
     fmt = get_format(args.format) if args.format else named or get_format("md")

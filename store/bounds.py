@@ -18,16 +18,16 @@ class BoundError(ValueError):
     """A name or a query that cannot be stored or run; the message says why, for people."""
 
 
-def check_name(name: str, what: str = "a name") -> str:
+def check_name(name: str, what: str = "a name", max_chars: int = NAME_MAX_CHARS) -> str:
     """``name`` without surrounding blanks; :class:`BoundError` when it is blank, not one
-    line, holds a control character, or is longer than :data:`NAME_MAX_CHARS`."""
+    line, holds a control character, or is longer than ``max_chars``."""
     if not isinstance(name, str):
         raise BoundError(f"{what} must be text")
     text = name.strip()
     if not text:
         raise BoundError(f"{what} cannot be blank")
-    if len(text) > NAME_MAX_CHARS:
-        raise BoundError(f"{what} is at most {NAME_MAX_CHARS} characters, not {len(text):,}")
+    if len(text) > max_chars:
+        raise BoundError(f"{what} is at most {max_chars} characters, not {len(text):,}")
     for ch in text:
         if ch in _LINE_BREAKS or ch == "\t" or terminal_text(ch) != ch:
             held = "a line break" if ch in _LINE_BREAKS else "a control character"

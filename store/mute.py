@@ -127,8 +127,9 @@ def rules(db: Database) -> list[MuteRule]:
 
 
 def clause(db: Database, column: str) -> tuple[str, list[int]] | None:
-    """SQL true when the entry whose id is ``column`` is muted, and its parameters; None
-    when no rule mutes anything (then a list needs no test at all)."""
+    """SQL true when the entry whose id is ``column`` (qualified by its table's alias:
+    the test's own tables are ``m`` and ``fe``) is muted, and its parameters; None when no
+    rule mutes anything (then a list needs no test at all)."""
     if not db.query("SELECT 1 FROM mute_rules LIMIT 1"):
         return None
     sql = f"EXISTS (SELECT 1 FROM muted_entries m WHERE m.entry_id = {column})"

@@ -21,11 +21,11 @@ def topic_rows(db: Database, topic_id: int, *, also: bool = False) -> list[Entry
     (``topic_also_list``), already in that order (no join, no sort), so a list of
     thousands of entries loads in milliseconds."""
     table = "topic_also_list" if also else "topic_list"
-    hidden = mute.clause(db, "entry_id")
+    hidden = mute.clause(db, "l.entry_id")
     sql, params = (f"AND NOT {hidden[0]} ", hidden[1]) if hidden else ("", [])
     return db.query(
         "SELECT entry_id, title, source, CASE WHEN undated THEN NULL ELSE date END "
-        f"FROM {table} WHERE topic_id = ? {sql}ORDER BY {TOPIC_LIST_ORDER}",
+        f"FROM {table} l WHERE topic_id = ? {sql}ORDER BY {TOPIC_LIST_ORDER}",
         (topic_id, *params),
     )
 
@@ -156,7 +156,7 @@ def filtered_ids(
     if until is not None:  # its start, compared as long as it is: "2026-05" takes all May
         clauses.append("substr(date, 1, ?) <= ?")
         params += [len(until), until]
-    hidden = mute.clause(db, "id") if muted is not None else None
+    hidden = mute.clause(db, "e.id") if muted is not None else None
     if hidden is not None:
         clauses.append(hidden[0] if muted else f"NOT {hidden[0]}")
         params += hidden[1]
@@ -168,5 +168,6 @@ def filtered_ids(
         clauses.append("id IN (SELECT entry_id FROM bookmarks)")
     where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
     return [
-        eid for (eid,) in db.query(f"SELECT id FROM entries {where}ORDER BY {NEWEST_FIRST}", params)
+        eid
+        for (eid,) in db.query(f"SELECT id FROM entries e {where}ORDER BY {NEWEST_FIRST}", params)
     ]

@@ -9,7 +9,7 @@ import time
 from typing import NamedTuple
 
 from . import mute
-from .bounds import BoundError, check_name, check_query
+from .bounds import QUERY_MAX_CHARS, BoundError, check_name, check_query
 from .connection import Database
 
 
@@ -27,8 +27,9 @@ def checked(name: str, query: str) -> tuple[str, str]:
     name = check_name(name, "a saved search's name")
     if not isinstance(query, str) or not query.strip():
         raise BoundError("a saved search needs words to look for")
-    check_name(query, "a saved search's query")  # one line, no control characters
-    return name, " ".join(check_query(query).split())
+    check_query(query)
+    check_name(query, "a saved search's query", QUERY_MAX_CHARS)  # one line, no controls
+    return name, " ".join(query.split())
 
 
 def save(db: Database, name: str, query: str) -> bool:

@@ -242,6 +242,46 @@ def export_deep() -> bytes:
 EXPORT_DEEP_EXPECTED = "nested"
 
 
+def export_views() -> bytes:
+    """A backup whose saved searches and mute rules are each good once, then bad in every
+    way a value can be: each bad one refused alone, the good ones restored."""
+    doc = _export([_bookmark("00000000000000b1")])
+    doc["saved_searches"] = [
+        {"name": "kv", "query": "KV cache", "created_at": 1764500000.0},
+        {"name": f"two{OSC0}\nlines", "query": "x", "created_at": 1764500000.0},
+        {"name": "long", "query": " ".join(["w"] * 1000), "created_at": 1764500000.0},
+        {"name": "n" * 201, "query": "x", "created_at": 1764500000.0},
+        {"name": "when", "query": "x", "created_at": 1764500000000},
+        ["not", "an", "object"],
+    ]
+    doc["mute_rules"] = [
+        {"kind": "words", "value": "crypto scam", "created_at": 1764500000.0},
+        {"kind": "regex", "value": ".*", "created_at": 1764500000.0},
+        {"kind": "feed", "value": "-3", "created_at": 1764500000.0},
+        {"kind": "source", "value": f"Evil{CLEAR}", "created_at": 1764500000.0},
+        {"kind": "words", "value": 7, "created_at": 1764500000.0},
+    ]
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+
+
+# (the list, the fragment of each refused item's problem, in order): line of the list's key
+EXPORT_VIEWS_EXPECTED = (
+    1,
+    1,
+    [
+        ("saved_searches", "saved search 2: a saved search's name is one line of text"),
+        ("saved_searches", "saved search 3: a search is at most 64 words"),
+        ("saved_searches", "saved search 4: a saved search's name is at most 200 characters"),
+        ("saved_searches", "saved search 5: 'created_at' 1764500000000 looks like milliseconds"),
+        ("saved_searches", "saved search 6: must be an object, not a list"),
+        ("mute_rules", "mute rule 2: a mute rule is words, a source or a feed, not 'regex'"),
+        ("mute_rules", "mute rule 3: a feed is given by its id"),
+        ("mute_rules", "mute rule 4: a source is one line of text; this one holds a control"),
+        ("mute_rules", "mute rule 5: 'kind' and 'value' must be strings"),
+    ],
+)
+
+
 def main() -> None:
     (HERE / "hostile.jsonl").write_bytes(jsonl())
     (HERE / "hostile_digest.txt").write_bytes(digest())
@@ -249,6 +289,7 @@ def main() -> None:
     for name, (bookmarks, _) in EXPORTS.items():
         (HERE / name).write_bytes(orjson.dumps(_export(bookmarks), option=orjson.OPT_INDENT_2))
     (HERE / "export_deep.json").write_bytes(export_deep())
+    (HERE / "export_views.json").write_bytes(export_views())
     for name, (write, *_) in MORE.items():
         (HERE / name).write_bytes(write())  # type: ignore[operator]
 
