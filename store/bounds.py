@@ -18,18 +18,24 @@ class BoundError(ValueError):
     """A name or a query that cannot be stored or run; the message says why, for people."""
 
 
-def check_name(name: str, what: str = "a name", max_chars: int = NAME_MAX_CHARS) -> str:
+def check_name(
+    name: str, what: str = "a name", max_chars: int = NAME_MAX_CHARS, *, controls: bool = False
+) -> str:
     """``name`` without surrounding blanks; :class:`BoundError` when it is blank, not one
-    line, holds a control character, or is longer than ``max_chars``."""
+    line, longer than ``max_chars``, or (unless ``controls``) holds a control character.
+
+    What the user types is checked whole; the store's own gate (``controls=True``: a
+    rename, a correction, a restore) lets controls through, as it does in every text it
+    keeps: they are dropped on the way to a terminal (:func:`.text.terminal_text`)."""
     if not isinstance(name, str):
         raise BoundError(f"{what} must be text")
     text = name.strip()
     if not text:
-        raise BoundError(f"{what} cannot be blank")
+        raise BoundError(f"{what} cannot be empty")
     if len(text) > max_chars:
         raise BoundError(f"{what} is at most {max_chars} characters, not {len(text):,}")
     for ch in text:
-        if ch in _LINE_BREAKS or ch == "\t" or terminal_text(ch) != ch:
+        if ch in _LINE_BREAKS or (not controls and (ch == "\t" or terminal_text(ch) != ch)):
             held = "a line break" if ch in _LINE_BREAKS else "a control character"
             raise BoundError(f"{what} is one line of text; this one holds {held} (U+{ord(ch):04X})")
     return text

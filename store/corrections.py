@@ -85,8 +85,8 @@ class TopicCorrection(NamedTuple):
             return cls(
                 int(value["topic_id"]),
                 origin,
-                None if name is None else check_name(str(name), "a topic name"),
-                check_name(label, "a topic's label") if label else "",
+                None if name is None else check_name(str(name), "a topic name", controls=True),
+                check_name(label, "a topic's label", controls=True) if label else "",
                 [str(t) for t in value.get("terms", [])],
                 [str(e) for e in value.get("entries", [])],
                 [(str(w), float(v)) for w, v in value.get("keywords", [])],
@@ -208,10 +208,10 @@ def apply(db: Database, plan: Plan) -> None:
     :class:`.bounds.BoundError` otherwise, and nothing is written)."""
     for t in plan.topics:
         if t.user_named:
-            check_name(t.name, "a topic name")
+            check_name(t.name, "a topic name", controls=True)
     for c in plan.corrections:
         if c.name is not None:
-            check_name(c.name, "a topic name")
+            check_name(c.name, "a topic name", controls=True)
     now = time.time()
     with db.write() as conn:
         entry_ids = set(plan.assign) | set(plan.pins) | set(plan.unpin)

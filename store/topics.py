@@ -256,7 +256,7 @@ def add_assignments(
 def rename(db: Database, topic_id: int, name: str) -> bool:
     """Give the topic the user's ``name`` (:class:`.bounds.BoundError` for one that cannot
     be a name); False when there is no such topic."""
-    name = check_name(name, "a topic name")
+    name = check_name(name, "a topic name", controls=True)
     with db.write() as conn:
         cur = conn.execute(
             "UPDATE topics SET name = ?, user_named = 1, updated_at = ? WHERE id = ?",

@@ -24,8 +24,8 @@ Cli = Callable[..., CliResult]
 @pytest.mark.parametrize(
     "bad, reason",
     [
-        ("", "cannot be blank"),
-        ("   ", "cannot be blank"),
+        ("", "cannot be empty"),
+        ("   ", "cannot be empty"),
         ("x" * (NAME_MAX_CHARS + 1), "at most 200 characters, not 201"),
         ("two\nlines", "one line of text; this one holds a line break"),
         ("esc\x1b[2J", "a control character (U+001B)"),
@@ -50,6 +50,8 @@ def test_a_megabyte_name_is_refused_by_the_command_line_and_the_store(cli: Cli, 
     with Store(reader_store) as store:
         with pytest.raises(BoundError, match="at most 200"):
             store.rename_topic(1, huge)
+        with pytest.raises(BoundError, match="one line"):
+            store.rename_topic(1, "two\nlines")
         with pytest.raises(BoundError, match="at most 200"):
             rename_topic(store, 1, huge)  # the reader's rename: the store refuses it
     assert dump_store(reader_store) == before

@@ -162,7 +162,7 @@ def test_a_saved_search_gives_the_readers_search_less_the_muted(reader_store: Pa
         assert [(s.name, s.query) for s in store.saved_searches()] == [("Drafts", "eagle")]
         assert store.saved_search_ids("nothing") is None
         for name, query, reason in (
-            ("", "x", "cannot be blank"),
+            ("", "x", "cannot be empty"),
             ("a\nb", "x", "one line"),
             ("x", "  ", "needs words"),
             ("x", " ".join(["w"] * 65), "at most 64 words"),
