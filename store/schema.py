@@ -238,6 +238,46 @@ MIGRATIONS: tuple[str, ...] = (
         before     TEXT NOT NULL
     );
     """,
+    # 10: feeds (store/feeds.py). A feed's row outlives its subscription (removed_at), so
+    # its entries keep their feed and adding the URL again finds them; no feed row is ever
+    # deleted and ids are never reused. A feed entry is known by its key inside its feed
+    # (the partial unique index), and its whole content lives in entry_content, so the
+    # rows every list reads stay small (store/content.py says what it holds and why).
+    """
+    CREATE TABLE feeds (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        url           TEXT NOT NULL,
+        title         TEXT NOT NULL DEFAULT '',
+        name          TEXT,
+        folder        TEXT NOT NULL DEFAULT '',
+        site_url      TEXT,
+        etag          TEXT,
+        last_modified TEXT,
+        status        TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'error', 'gone')),
+        error         TEXT,
+        last_checked  REAL,
+        last_ok       REAL,
+        failures      INTEGER NOT NULL DEFAULT 0,
+        retry_until   REAL,
+        added_at      REAL NOT NULL,
+        removed_at    REAL
+    );
+    CREATE UNIQUE INDEX feeds_subscribed_url ON feeds(url) WHERE removed_at IS NULL;
+    ALTER TABLE entries ADD COLUMN feed_id INTEGER;
+    ALTER TABLE entries ADD COLUMN feed_key TEXT;
+    ALTER TABLE entries ADD COLUMN author TEXT NOT NULL DEFAULT '';
+    ALTER TABLE entries ADD COLUMN published TEXT;
+    ALTER TABLE entries ADD COLUMN date_first_seen INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE entries ADD COLUMN content_start TEXT NOT NULL DEFAULT '';
+    CREATE UNIQUE INDEX entries_feed_key ON entries(feed_id, feed_key)
+        WHERE feed_id IS NOT NULL;
+    CREATE TABLE entry_content (
+        entry_id TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        text     TEXT NOT NULL,
+        html     BLOB,
+        hash     TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -197,4 +197,8 @@ def test_a_store_of_the_previous_schema_keeps_everything(tmp_path: Path):
     assert after.pop("bookmarks") == [(eid, when)] and after.pop("notes") == [(eid, note, when)]
     # migration 9's tables, empty: no corrections yet
     assert [after.pop(t) for t in ("topic_corrections", "entry_pins", "correction_log")] == [[]] * 3
+    # migration 10's: no feeds, and every entry from a file (no feed, key, author, content)
+    assert after.pop("feeds") == [] and after.pop("entry_content") == []
+    no_feed = (None, None, "", None, 0, "")
+    assert after.pop("entries") == [(*row, *no_feed) for row in before.pop("entries")]
     assert after == before

@@ -23,8 +23,20 @@ from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-# a store of schema 9 made back into schema 8: no corrections
-SCHEMA_8 = "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
+# a store of schema 10 made back into schema 9: no feeds
+SCHEMA_9 = (
+    "DROP TABLE entry_content; DROP INDEX entries_feed_key; DROP TABLE feeds;"
+    + "".join(
+        f"ALTER TABLE entries DROP COLUMN {column};"
+        for column in (
+            "feed_id", "feed_key", "author", "published", "date_first_seen", "content_start"
+        )
+    )
+)  # fmt: skip
+# ... and back into schema 8: no corrections
+SCHEMA_8 = (
+    SCHEMA_9 + "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
+)
 # ... and back into schema 7: notes inside the bookmark rows
 SCHEMA_7 = (
     SCHEMA_8 + "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
