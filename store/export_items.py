@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bookmarks import Note
-from .models import Bookmark, Entry
+from .models import Bookmark, Content, Entry, Feed
 from .text import terminal_line
 
 UNSORTED = "Unsorted"  # the group of bookmarks whose entry has no topic (yet)
@@ -45,6 +45,10 @@ class ExportContent:
     notes: list[tuple[Entry, Note]] = field(default_factory=list)
     # the reader's corrections to the topics (a whole JSON export keeps them)
     corrections: dict[str, Any] | None = None
+    # the whole content of the entries that have one (feed entries), by entry id
+    contents: dict[str, Content] = field(default_factory=dict)
+    # the feeds the entries came from, by id
+    feeds: dict[int, Feed] = field(default_factory=dict)
 
     @property
     def count(self) -> int:

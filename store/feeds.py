@@ -226,3 +226,19 @@ def _move(conn: sqlite3.Connection, feed_id: int, url: str | None) -> bool:
         return False
     conn.execute("UPDATE feeds SET url = ? WHERE id = ?", (url, feed_id))
     return True
+
+
+def row_for(conn: sqlite3.Connection, url: str, title: str, now: float) -> int:
+    """Inside the caller's transaction: the id of the feed at ``url`` (subscribed, else
+    the last removed one), or of a row made for it, unsubscribed: a restored entry's feed."""
+    found = conn.execute(
+        "SELECT id FROM feeds WHERE url = ? ORDER BY removed_at IS NOT NULL, id DESC LIMIT 1",
+        (url,),
+    ).fetchone()
+    if found is not None:
+        return int(found[0])
+    cur = conn.execute(
+        "INSERT INTO feeds(url, title, added_at, removed_at) VALUES (?, ?, ?, ?)",
+        (url, title, now, now),
+    )
+    return int(cur.lastrowid or 0)

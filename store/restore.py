@@ -26,11 +26,13 @@ from typing import Any
 
 import orjson
 
-from . import bookmarks, corrections, entries
+from . import bookmarks, corrections, entries, restore_feeds
 from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
+from .export_layout import layout as _layout
+from .export_layout import line_numbers as _line_numbers
 from .jsonvalues import INT_MAX, MAX_DEPTH, Invalid, depth, is_huge_int, kind, leaves, too_deep
-from .models import Bookmark, Entry, ImportReport, Problem
+from .models import Bookmark, Content, Entry, ImportReport, Problem
 from .reading import BOM, read_source
 
 # Enough of the head of a file to find the marker of an indented export.
@@ -41,9 +43,6 @@ _MARKER = re.compile(rb'"format"\s*:\s*"' + re.escape(EXPORT_FORMAT.encode()) + 
 _LONG_DIGITS = re.compile(rb"\d{19,}")
 # Numbers, and strings matched whole so that digits inside them are left alone.
 _NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
-# What the layout scan needs of valid JSON: strings (whole) and punctuation.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
-_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(slots=True)
@@ -63,6 +62,8 @@ class RestoreItem:
     entry: Entry
     bookmark: Bookmark  # for a note alone, its time and text
     bookmarked: bool = True  # False: a note kept on an entry that is not bookmarked
+    content: Content | None = None  # a feed entry's whole content
+    feed: restore_feeds.FeedRef | None = None  # the feed a feed entry came from
 
 
 def export_marker(data: bytes) -> bool:
@@ -173,61 +174,8 @@ def _item(obj: Any, exact: bool, bookmarked: bool = True) -> RestoreItem:
         note = ""
     if not isinstance(note, str):
         raise Invalid(f"'note' must be a string, not {kind(note)}")
-    return RestoreItem(entry, Bookmark(entry.id, when, note), bookmarked)
-
-
-def _layout(text: str, upto: int | None = None) -> tuple[dict[str, int], list[int]]:
-    """Where things sit in an export's text (JSON known to be valid, its top an object):
-    the offset of each top-level key, and of each bookmark's ``entry`` key (of the bookmark
-    itself when it has none), read up to bookmark ``upto`` (None: all the text). Duplicate
-    keys: the last counts, as when parsing."""
-    keys: dict[str, int] = {}
-    marks: list[int] = []
-    level = 0  # how many objects and lists are open
-    in_list = False  # inside the top-level "bookmarks" list
-    in_object = False  # in a bookmark that is an object
-    top_key = ""
-    prev: re.Match[str] | None = None
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token[0] == '"':
-            prev = match  # a key when a colon follows
-            continue
-        if token == ":" and prev is not None:
-            if level == 1:
-                top_key = orjson.loads(prev.group())
-                keys[top_key] = prev.start()
-            elif level == 3 and in_object and orjson.loads(prev.group()) == "entry":
-                marks[-1] = prev.start()
-        elif token in "{[":
-            level += 1
-            if level == 2 and token == "[" and top_key == "bookmarks":
-                in_list, marks = True, []
-                start = _NON_SPACE.search(text, match.end())
-                if start and start.group() != "]":
-                    marks.append(start.start())
-            elif level == 3:
-                in_object = in_list and token == "{"
-        elif token in "}]":
-            level -= 1
-            if level == 1:
-                in_list = False
-        elif token == "," and level == 2 and in_list:
-            if upto is not None and len(marks) >= upto:
-                break  # bookmark upto is behind: nothing further is needed
-            start = _NON_SPACE.search(text, match.end())
-            marks.append(start.start() if start else match.start())
-    return keys, marks
-
-
-def _line_numbers(text: str, offsets: list[int]) -> dict[int, int]:
-    """The line of each offset, counting the text's newlines once."""
-    lines: dict[int, int] = {}
-    line, pos = 1, 0
-    for offset in sorted(set(offsets)):
-        line += text.count("\n", pos, offset)
-        lines[offset], pos = line, offset
-    return lines
+    content, feed = restore_feeds.extras(obj["entry"])
+    return RestoreItem(entry, Bookmark(entry.id, when, note), bookmarked, content, feed)
 
 
 def read_export(
@@ -362,10 +310,11 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
     report = RestoreReport()
     now = time.time()
     with store.write() as conn:
-        for item in items:
+        for item in restore_feeds.settle(conn, items, now):
             if entries.insert(conn, item.entry, now):
                 report.new += 1
                 report.new_ids.append(item.entry.id)
+                restore_feeds.put_content(conn, item)
             else:
                 report.known += 1
             if not item.bookmarked:
