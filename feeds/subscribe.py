@@ -67,8 +67,6 @@ def subscribe(
     it at once, its entries placed into their topics. ValueError for a bad ``name``."""
     from topiclens.store.feed_parse import NotAFeed, parse_feed
 
-    from .discover import feed_links
-
     if name is not None:
         from topiclens.store.feeds import check_name
 
@@ -86,6 +84,8 @@ def subscribe(
     try:
         parsed = parse_feed(fetched.body or b"", url=fetched.url, headers=fetched.headers)
     except NotAFeed as exc:
+        from .discover import feed_links
+
         links = feed_links(fetched.body or b"", fetched.url)
         if not links:
             return Subscribed(error=f"{target}: {exc}, not a feed, and it names no feed")

@@ -295,13 +295,16 @@ def parse_lines(
     return result
 
 
-FEED_SNIFF_BYTES = 8192  # enough of a file's head to tell a feed
+FEED_SNIFF_BYTES = 65536  # enough of a file's head to tell a feed, past a long DOCTYPE
+_XML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*<(?:\?xml|!DOCTYPE)", re.IGNORECASE)
 
 
 def _is_feed(data: bytes) -> bool:
+    """A feed, or an XML document at least (read as a feed, it says what it is): never
+    a listing of lines of markup."""
     from .feed_parse import looks_like_feed
 
-    return looks_like_feed(data[:FEED_SNIFF_BYTES])
+    return looks_like_feed(data[:FEED_SNIFF_BYTES]) or _XML_START.match(data) is not None
 
 
 def parse_bytes(data: bytes, display: str, origin: str, fmt: str | None = None) -> ParseResult:
