@@ -623,11 +623,12 @@ def _xml_raws(result: Any, url: str, lines: list[int]) -> Iterator[_Raw]:
             content_base, summary = (summary_detail or {}).get("base"), ""
         author_detail = entry.get("author_detail") or {}
         author = author_detail.get("name") or entry.get("author") or ""
-        dates = [
-            (entry[name], entry.get(f"{name}_parsed"))
-            for name in ("published", "updated", "created")
-            if isinstance(entry.get(name), str) and entry[name].strip()
-        ]
+        # (dict.get: feedparser's own get answers "updated" with "published")
+        dates: list[tuple[str, time.struct_time | None]] = []
+        for name in ("published", "updated", "created"):
+            text = dict.get(entry, name)
+            if isinstance(text, str) and text.strip() and text not in (d[0] for d in dates):
+                dates.append((text, dict.get(entry, f"{name}_parsed")))
         yield _Raw(
             ids=[entry["id"]] if isinstance(entry.get("id"), str) else [],
             link=entry.get("link") if isinstance(entry.get("link"), str) else None,
