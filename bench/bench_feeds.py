@@ -158,7 +158,7 @@ def _paragraphs(rng: random.Random, topic: str, zh: list[str] | None, n: int) ->
     if zh is not None:
         return ["".join(rng.sample(zh, 2)) for _ in range(n)]
     bank = TOPICS[topic]
-    return [" ".join(rng.sample(bank, min(3, len(bank)))) for _ in range(n)]
+    return [" ".join(rng.sample(bank, 2)) for _ in range(n)]
 
 
 def _content_html(rng: random.Random, paragraphs: list[str], link: str) -> str:
@@ -185,7 +185,7 @@ def make_feed(n: int, entries: int, zh_bank: list[str], rng: random.Random) -> t
     items = []
     for k in range(entries):
         topic = rng.choice(list(TOPICS))
-        paras = _paragraphs(rng, topic, zh_bank if zh else None, 3)
+        paras = _paragraphs(rng, topic, zh_bank if zh else None, 2)
         when = start + _dt.timedelta(hours=7 * k + n)
         link = f"{site}/posts/{k}"
         if zh:
@@ -193,7 +193,7 @@ def make_feed(n: int, entries: int, zh_bank: list[str], rng: random.Random) -> t
             etitle = head.rstrip("，。；：")
         else:
             etitle = f"{rng.choice(LEADS)} {topic.lower()}: part {k}"
-        summary = paras[0][:280]
+        summary = paras[0][:240]
         content = _content_html(rng, paras, link)
         if atom:
             items.append(

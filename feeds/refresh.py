@@ -20,9 +20,12 @@ its feed's name or folder.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -177,8 +180,6 @@ def _feeds(n: int) -> str:
 def check_of(feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
     """What ``fetched`` (a fetch of ``feed``) found: parsed and made into store entries
     when it is a 200. Pure work on bytes, no store: it can run in any thread or process."""
-    from topiclens.store.feed_parse import NotAFeed, parse_feed
-
     v = fetched.validators
     if fetched.not_modified:
         return FeedCheck(
@@ -193,6 +194,8 @@ def check_of(feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
             gone=fetched.gone,
             retry_until=None if wait is None else now + min(max(wait, 0.0), MAX_RETRY_AFTER),
         )
+    from topiclens.store.feed_parse import NotAFeed, parse_feed  # (not for a 304: it costs)
+
     try:
         parsed = parse_feed(fetched.body or b"", url=fetched.url, headers=fetched.headers)
     except NotAFeed as exc:
@@ -327,17 +330,19 @@ async def _fetch_and_store(
     concurrency: int,
     per_host: int,
 ) -> None:
-    """Fetch ``feeds``; each result is parsed in a worker thread (so downloads go on
-    meanwhile) and stored as soon as it is parsed."""
+    """Fetch ``feeds``; each body is parsed by :class:`_Parsers` (downloads go on
+    meanwhile) and stored as soon as it is parsed; a 304 or a failure is stored at once."""
     by_id = {f.id: f for f in feeds}
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
-    loop = asyncio.get_running_loop()
     pending: list[asyncio.Future[None]] = []
-    with _executor() as pool:
+    with _Parsers(len(feeds)) as parsers:
 
         async def finish(feed: Feed, fetched: Fetched) -> None:
             now = time.time()
-            check = await loop.run_in_executor(pool, check_of, feed, fetched, now)
+            if fetched.ok:
+                check = await parsers.check(feed, fetched, now)
+            else:
+                check = check_of(feed, fetched, now)
             result = store_check(store, feed, fetched, check)
             summary.feeds.append(result)
             if progress:
@@ -350,8 +355,44 @@ async def _fetch_and_store(
         await asyncio.gather(*pending)
 
 
-def _executor() -> Executor:
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="topiclens-feed-parse")
+# Parsing is most of a refresh's work (feedparser reads about 1.4 MB/s on one core here):
+# a refresh of this many feeds parses on every core, in worker processes started on the
+# first body to parse; fewer feeds (the reader's one, a few) parse in one thread.
+PARALLEL_FEEDS = 8
+
+
+class _Parsers:
+    """Where fetched bodies are parsed (:func:`check_of`): a pool of processes for many
+    feeds, else one thread; made on first use, so a refresh of 304s starts none."""
+
+    def __init__(self, feeds: int) -> None:
+        self.processes = min(os.cpu_count() or 1, 4) if feeds >= PARALLEL_FEEDS else 1
+        self._pool: Executor | None = None
+
+    def __enter__(self) -> _Parsers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            if self.processes > 1:
+                # spawn, not fork: the reader refreshes from a thread, and forking a
+                # threaded process can deadlock the child
+                context = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(self.processes, mp_context=context)
+            else:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="topiclens-feed-parse")
+        return self._pool
+
+    async def check(self, feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), check_of, feed, fetched, now)
+        except BrokenProcessPool as exc:  # a worker died (killed, out of memory)
+            return FeedCheck(now, False, error=f"the parser stopped ({exc})")
 
 
 def place_new(store: Store, new_ids: Sequence[str]) -> list[TopicCount]:

@@ -163,13 +163,12 @@ def test_a_gone_feed_is_marked_and_not_fetched_again_until_added_again(
     assert added.feed.id == gone.id and added.feed.status == "ok" and added.feed.entries == 1
 
 
-@pytest.mark.parametrize(
-    ("status", "retry_after"),
-    [(429, "120"), (503, format_datetime(_dt(int(time.time()) + 120), usegmt=True))],
-)
+@pytest.mark.parametrize(("status", "form"), [(429, "seconds"), (503, "date")])
 def test_retry_after_holds_that_feed_alone(
-    server: FeedServer, store: Store, status: int, retry_after: str
+    server: FeedServer, store: Store, status: int, form: str
 ):
+    in_two_minutes = format_datetime(_dt(int(time.time()) + 120), usegmt=True)
+    retry_after = "120" if form == "seconds" else in_two_minutes
     server.route("/busy.xml", Reply(status, headers=[("Retry-After", retry_after)]))
     server.route("/kv.xml", Reply(200, rss("KV", KV)))
     busy, _ = store.add_feed(server.url("/busy.xml"))
@@ -262,3 +261,20 @@ def test_the_schedule_backs_off_on_errors(server: FeedServer, store: Store):
     assert due_feeds(store, now + 7 * 60, interval=60) == []
     assert [f.id for f in due_feeds(store, now + 9 * 60, interval=60)] == [bad.id]
     assert next_due(store, interval=60) == pytest.approx(store.feed(bad.id).last_checked + 480)
+
+
+def test_many_feeds_are_parsed_in_worker_processes_and_all_stored(
+    server: FeedServer, store: Store
+):
+    from topiclens.feeds.refresh import PARALLEL_FEEDS
+
+    count = PARALLEL_FEEDS + 2
+    for n in range(count):
+        items = [(f"f{n}-{k}", f"Post {k} of feed {n}", "KV cache blocks.") for k in range(3)]
+        server.route(f"/f{n}.xml", Reply(200, rss(f"Feed {n}", items)))
+        store.add_feed(server.url(f"/f{n}.xml"))
+    server.route("/f0.xml", Reply(200, b"<!DOCTYPE html><p>moved</p>"))  # one fails, alone
+    summary = refresh(store, place=False)
+    assert summary.new == 3 * (count - 1) and store.count_entries() == 3 * (count - 1)
+    assert [r.feed_id for r in summary.failed] == [1]
+    assert {f.entries for f in store.feeds()[1:]} == {3}
