@@ -263,9 +263,7 @@ def test_the_schedule_backs_off_on_errors(server: FeedServer, store: Store):
     assert next_due(store, interval=60) == pytest.approx(store.feed(bad.id).last_checked + 480)
 
 
-def test_many_feeds_are_parsed_in_worker_processes_and_all_stored(
-    server: FeedServer, store: Store
-):
+def test_many_feeds_are_parsed_in_worker_processes_and_all_stored(server: FeedServer, store: Store):
     from topiclens.feeds.refresh import PARALLEL_FEEDS
 
     count = PARALLEL_FEEDS + 2
