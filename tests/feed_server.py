@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -149,7 +150,8 @@ class _Counts:
 class FeedServer:
     """The server; use it as a context manager (it stops cleanly on leaving)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.scheme = "https" if tls else "http"
         self._routes: dict[str, Route] = {}
         self._lock = threading.Lock()
         self.changed = threading.Condition(self._lock)
@@ -160,6 +162,9 @@ class FeedServer:
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self.port: int = self._httpd.server_address[1]
+        if tls is not None:
+            # The handshake happens on accept; a client that rejects it is just not served.
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -184,7 +189,7 @@ class FeedServer:
         self._httpd.server_close()  # joins every handler thread
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def route(self, path: str, answer: Route) -> None:
         """Answer requests for ``path`` (query string included, if any) with ``answer``."""
