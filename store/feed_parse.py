@@ -394,8 +394,9 @@ def _joined(url: str, base: str) -> str | None:
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` on one line, at most ``limit`` characters, cut at a word where there is one."""
-    text = " ".join(text.split())
+    """``text`` on one line, terminal-safe, at most ``limit`` characters, cut at a word where
+    there is one."""
+    text = terminal_line(text)
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
@@ -645,6 +646,12 @@ def _xml_raws(result: Any, url: str, lines: list[int]) -> Iterator[_Raw]:
         )
 
 
+def _message(error: Any) -> str:
+    """An error's message, without the "<unknown>:8:15:" a SAX error starts with."""
+    get = getattr(error, "getMessage", None)
+    return str(get() if callable(get) else error)
+
+
 def _sax_line(error: Any) -> int:
     try:
         return int(error.getLineNumber())
@@ -684,12 +691,10 @@ def _parse_xml(
         error = result.get("bozo_exception")
         name = type(error).__name__
         if name == "CharacterEncodingOverride":
-            problems.append(Problem(path, 0, _cut(str(error), 200)))
-        elif name not in ("NonXMLContentType",):
-            line = _sax_line(error)
-            problems.append(
-                Problem(path, line, f"ill-formed XML ({_cut(str(error), 100)}): read leniently")
-            )
+            problems.append(Problem(path, 0, _cut(_message(error), 200)))
+        elif name != "NonXMLContentType":  # (a server's wrong media type is no flaw of the feed)
+            why = f"ill-formed XML ({_cut(_message(error), 100)}): read leniently"
+            problems.append(Problem(path, _sax_line(error), why))
     feed = result.feed
     kind = "atom" if version.startswith("atom") or root.lower() == "feed" else "rss"
     lines = _entry_lines(_view(body))
@@ -717,7 +722,7 @@ def _not_a_feed(view: str, root: str, error: Any) -> None:
     if error is not None and root:
         line = _sax_line(error)
         at = f", line {line}" if line else ""
-        raise NotAFeed(f"XML that could not be read ({_cut(str(error), 100)}{at})")
+        raise NotAFeed(f"XML that could not be read ({_cut(_message(error), 100)}{at})")
     rest = terminal_line(view[_skip_prolog(view) :][:200])
     if not rest:
         raise NotAFeed("empty (no element, only a prolog or comments)")
