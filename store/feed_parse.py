@@ -170,34 +170,103 @@ def looks_like_feed(head: bytes) -> bool:
     return bool(name) and _is_feed_root(name)
 
 
-# --- defusing XML ---------------------------------------------------------------------------
+# --- defusing and bounding XML -------------------------------------------------------------
+
+# feedparser spends about 20 µs on each element: a 16 MiB document of tiny elements would
+# hold a refresh for minutes. Past these bounds only the first entries are read.
+MAX_ENTRIES = 1000
+MAX_ELEMENTS = 200_000
+
+_CDATA_OR_COMMENT = re.compile(r"<!\[CDATA\[.*?(?:\]\]>|$)|<!--.*?(?:-->|$)", re.DOTALL)
+_ENTRY_TAG = re.compile(r"<(?:[\w.-]+:)?(?:item|entry)[\s>/]")
+_ENTRY_END = re.compile(r"</(?:[\w.-]+:)?(?:item|entry)\s*>")
 
 
-def _defuse(body: bytes) -> tuple[bytes, int]:
-    """``body`` without a DOCTYPE that has an internal subset (where entities are declared:
-    none of them is ever expanded), its lines kept (the DOCTYPE becomes as many newlines);
-    with the line the DOCTYPE was on (0 when nothing was removed).
-
-    A DOCTYPE without a subset stays: expat never loads an external DTD here."""
+def _prepare(body: bytes) -> tuple[bytes, list[tuple[int, str]]]:
+    """``body`` as feedparser may read it, with what was changed (line, note): a DOCTYPE with
+    an internal subset removed (:func:`_without_entity_declarations`) and the entries past
+    :data:`MAX_ENTRIES` or :data:`MAX_ELEMENTS` left out (:func:`_bounded_entries`). The
+    bytes come back unchanged (the same object) when nothing needed doing."""
     wide = _wide_codec(body)
-    if wide is None and b"<!DOCTYPE" not in body:
-        return body, 0
+    # (counting "item" anywhere overcounts the entries: when even that is small, all is well)
+    entries = body.count(b"item") + body.count(b"entry")
+    small = body.count(b"<") <= MAX_ELEMENTS and entries <= MAX_ENTRIES
+    if wide is None and b"<!DOCTYPE" not in body and small:
+        return body, []
     if wide:
         codec, bom = wide
         text = body[len(bom) :].decode(codec, "replace")
     else:
-        text = body.decode("latin-1")  # byte for byte, so nothing else changes
-    start = _skip_prolog(text.removeprefix("\ufeff")) + (1 if text.startswith("\ufeff") else 0)
+        text = body.decode("latin-1")  # byte for byte: nothing else changes
+    notes: list[tuple[int, str]] = []
+    text, line = _without_entity_declarations(text)
+    if line:
+        notes.append((line, "a DOCTYPE declaring entities: removed, not expanded"))
+    text, note = _bounded_entries(text)
+    if note:
+        notes.append((0, note))
+    if not notes:
+        return body, []
+    if wide:
+        return wide[1] + text.encode(wide[0], "replace"), notes
+    return text.encode("latin-1"), notes
+
+
+def _without_entity_declarations(text: str) -> tuple[str, int]:
+    """``text`` without a DOCTYPE that has an internal subset (where entities are declared:
+    none of them is ever expanded), its lines kept (the DOCTYPE becomes as many newlines);
+    with the line the DOCTYPE was on (0 when nothing was removed).
+
+    A DOCTYPE without a subset stays: expat never loads an external DTD here."""
+    bom = 3 if text.startswith("\xef\xbb\xbf") else 1 if text.startswith("\ufeff") else 0
+    start = _skip_prolog(text, bom)
     if not text.startswith("<!DOCTYPE", start):
-        return body, 0
+        return text, 0
     end, has_subset = _doctype_end(text, start)
     if not has_subset:
-        return body, 0
+        return text, 0
     line = text.count("\n", 0, start) + 1
-    text = text[:start] + "\n" * text.count("\n", start, end) + text[end:]
-    if wide:
-        return bom + text.encode(codec, "replace"), line
-    return text.encode("latin-1"), line
+    return text[:start] + "\n" * text.count("\n", start, end) + text[end:], line
+
+
+def _elements(text: str) -> int:
+    """How many elements start in ``text`` (CDATA and comments already blanked)."""
+    return text.count("<") - text.count("</") - text.count("<!") - text.count("<?")
+
+
+def _bounded_entries(text: str) -> tuple[str, str]:
+    """``text`` holding at most :data:`MAX_ENTRIES` entries and :data:`MAX_ELEMENTS` elements:
+    the first entries, then the document's tail after its last entry (the closing tags, and
+    whatever follows the entries). With a note when entries were left out.
+
+    Raises :class:`NotAFeed` when even the first entry, or a document without entries, holds
+    more elements than that."""
+    # CDATA sections and comments blanked, same length, so offsets stay those of ``text``
+    masked = _CDATA_OR_COMMENT.sub(lambda m: " " * len(m.group()), text)
+    starts = [m.start() for m in _ENTRY_TAG.finditer(masked)]
+    header = _elements(masked[: starts[0]] if starts else masked)
+    if header > MAX_ELEMENTS:
+        raise NotAFeed(f"XML with more than {MAX_ELEMENTS:,} elements outside its entries")
+    total, kept = header, 0
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(masked)
+        count = _elements(masked[start:end])
+        if i >= MAX_ENTRIES or total + count > MAX_ELEMENTS:
+            break
+        total, kept = total + count, i + 1
+    if kept == len(starts):
+        return text, ""
+    if kept == 0:
+        raise NotAFeed(f"a feed whose first entry holds more than {MAX_ELEMENTS:,} XML elements")
+    last = None
+    for last in _ENTRY_END.finditer(masked, starts[-1]):  # noqa: B007 (the last one is wanted)
+        pass
+    tail = last.end() if last else len(text)
+    note = (
+        f"{len(starts):,} entries: only the first {kept:,} are read (at most "
+        f"{MAX_ENTRIES:,} entries and {MAX_ELEMENTS:,} XML elements)"
+    )
+    return text[: starts[kept]] + text[tail:], note
 
 
 # --- dates ----------------------------------------------------------------------------------
@@ -668,12 +737,8 @@ def _parse_xml(
         title = _HTML_TITLE.search(view)
         named = f" ({_cut(terminal_line(_html.unescape(title.group(1))), 60)!r})" if title else ""
         raise NotAFeed(f"an HTML page{named}, not a feed")
-    problems: list[Problem] = []
-    body, doctype_line = _defuse(body)
-    if doctype_line:
-        problems.append(
-            Problem(path, doctype_line, "a DOCTYPE declaring entities: removed, not expanded")
-        )
+    body, notes = _prepare(body)
+    problems = [Problem(path, line, note) for line, note in notes]
     sent = {k.lower(): v for k, v in (headers or {}).items() if isinstance(v, str)}
     sent["content-location"] = url
     # without a content type feedparser reads a document as Latin-1; XML defaults to UTF-8
@@ -815,6 +880,11 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
     if not isinstance(items, list):
         problems.append(Problem(path, 0, f"'items' must be a list, not {_kind(items)}"))
         items = []
+    if len(items) > MAX_ENTRIES:
+        problems.append(
+            Problem(path, 0, f"{len(items):,} items: only the first {MAX_ENTRIES:,} are read")
+        )
+        items = items[:MAX_ENTRIES]
 
     def report(message: str) -> None:
         problems.append(Problem(path, 0, message))

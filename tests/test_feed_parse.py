@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 from test_html_text import CONTROL, unsafe_html_parts
+from topiclens.store import feed_parse
 from topiclens.store.feed_parse import (
     SUMMARY_CHARS,
     FeedEntry,
@@ -784,3 +785,66 @@ def test_feedparsers_suite_sanitising_cases_keep_the_safe_text():
             assert got == "safe description", path.name
         checked += 1
     assert checked == 90  # every such case in the suite
+
+
+# --- bounds ---------------------------------------------------------------------------------
+
+
+def test_only_the_first_entries_are_read_past_the_bound(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(feed_parse, "MAX_ENTRIES", 10)
+    items = "\n".join(f"<item><guid>{i}</guid><title>Entry {i}</title></item>" for i in range(25))
+    body = rss(
+        items + "\n<image><url>https://e.example/logo.png</url></image>", "<title>Big</title>"
+    )
+    feed = parse_feed(body, url="https://e.example/f", path="big.xml")
+    assert [e.key for e in feed.entries] == [str(i) for i in range(10)]
+    assert [e.line for e in feed.entries] == list(range(3, 13))
+    assert feed.title == "Big"
+    assert [str(p) for p in feed.problems] == [
+        "big.xml: 25 entries: only the first 10 are read (at most 10 entries and 200,000 XML "
+        "elements)"
+    ]
+
+
+def test_the_element_bound_counts_elements_not_html_in_cdata(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(feed_parse, "MAX_ELEMENTS", 100)
+    html = "<p>x</p>" * 500  # in CDATA: text to the XML parser, not elements
+    items = "".join(
+        f"<item><guid>{i}</guid><description><![CDATA[{html}]]></description>"
+        + "<category>c</category>" * 10
+        + "</item>"
+        for i in range(12)
+    )
+    feed = parse_feed(rss(items), url="https://e.example/f")
+    # the channel: 3 elements (rss, channel, title); each entry 13: 3 + 7 * 13 = 94 <= 100
+    assert len(feed.entries) == 7
+    assert "12 entries: only the first 7 are read" in feed.problems[0].message
+    assert feed.entries[0].content_text.startswith("x\n\nx")
+
+
+def test_too_many_elements_in_one_entry_or_outside_entries(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(feed_parse, "MAX_ELEMENTS", 1000)
+    nested = "<div>" * 2000 + "x" + "</div>" * 2000
+    with pytest.raises(NotAFeed, match="first entry holds more than 1,000 XML elements"):
+        parse_feed(rss(f"<item><guid>a</guid><description>{nested}</description></item>"), url="x")
+    with pytest.raises(NotAFeed, match="more than 1,000 elements outside its entries"):
+        parse_feed(rss("", "<title>T</title>" + "<x/>" * 2000), url="x")
+
+
+def test_the_bounds_hold_in_utf16(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(feed_parse, "MAX_ENTRIES", 3)
+    items = "".join(f"<item><guid>{i}</guid><title>条目 {i}</title></item>" for i in range(5))
+    body = rss(items).decode().replace('encoding="utf-8"', 'encoding="utf-16"').encode("utf-16")
+    feed = parse_feed(body, url="https://e.example/f")
+    assert [e.title for e in feed.entries] == ["条目 0", "条目 1", "条目 2"]
+
+
+def test_only_the_first_json_feed_items_are_read_past_the_bound(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(feed_parse, "MAX_ENTRIES", 2)
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "items": [{"id": str(i), "content_text": f"item {i}"} for i in range(5)],
+    }
+    feed = parse_feed(orjson.dumps(doc), url="https://e.example/feed.json")
+    assert [e.key for e in feed.entries] == ["0", "1"]
+    assert [p.message for p in feed.problems] == ["5 items: only the first 2 are read"]
