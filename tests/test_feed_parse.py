@@ -542,14 +542,14 @@ def test_billion_laughs_are_not_expanded():
     assert "lollol" not in text
     assert len(text) < 10_000
     assert str(feed.problems[0]) == (
-        "billion-laughs.xml:2: a DOCTYPE declaring entities: removed, not expanded"
+        "billion-laughs.xml:2: entity declarations: removed, not expanded"
     )
 
 
 def test_a_large_entity_used_many_times_is_not_expanded():
     feed = fixture("quadratic-blowup.xml")  # 20 kB used 500 times: 10 MB if expanded
     assert "AAAA" not in all_text(feed)
-    assert feed.problems[0].message == "a DOCTYPE declaring entities: removed, not expanded"
+    assert feed.problems[0].message == "entity declarations: removed, not expanded"
 
 
 def test_external_entities_read_no_file():
@@ -584,6 +584,30 @@ def test_an_entity_bomb_in_utf16_is_defused():
     feed = parse_feed(bomb.encode("utf-16"), url="https://e.example/f")
     assert "lollol" not in all_text(feed)
     assert feed.problems[0].line == 2
+
+
+BIG_ENTITY = '<!ENTITY a "' + "A" * 20_000 + '">'
+USES = "&a;" * 500  # 10 MB if expanded
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        f"<!DOCTYPE a [ ]>\n<!DOCTYPE rss [\n{BIG_ENTITY}\n]>",  # a second DOCTYPE
+        f"{BIG_ENTITY}\n<!DOCTYPE rss>",  # a declaration outside any DOCTYPE
+        f'<!DOCTYPE rss [\n<!ENTITY b "<b>bold</b>">\n{BIG_ENTITY}\n]>',  # "<b" in a value
+        f"<!-- a comment -->\n<!DOCTYPE rss [{BIG_ENTITY}]>",
+    ],
+    ids=["second-doctype", "no-doctype", "element-in-value", "after-a-comment"],
+)
+def test_entity_declarations_anywhere_in_the_head_are_removed(head: str):
+    body = rss(f"<item><guid>a</guid><description>{USES}</description></item>", head=head)
+    feed = parse_feed(body, url="https://e.example/f")
+    assert "AAAA" not in all_text(feed)
+    assert feed.problems[0].message == "entity declarations: removed, not expanded"
+    first = min(i for i in (body.find(b"<!DOCTYPE"), body.find(b"<!ENTITY")) if i >= 0)
+    assert feed.problems[0].line == body[:first].count(b"\n") + 1
+    assert [e.key for e in feed.entries] == ["a"]
 
 
 def test_an_external_dtd_is_not_loaded():
