@@ -115,8 +115,12 @@ def _view(data: bytes) -> str:
 # The prolog before the root element: the XML declaration, comments, processing instructions.
 _PROLOG_ITEM = re.compile(r"\s+|<\?.*?\?>|<!--.*?-->", re.DOTALL)
 _ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
-_DOCTYPE_TOKEN = re.compile(r"\"[^\"]*\"?|'[^']*'?|<!--.*?-->|[^\"'<>\[\]]+|[<>\[\]]", re.DOTALL)
-_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+# (an unclosed comment or CDATA section runs to the end: a search that fails on each of many
+# unclosed ones would scan the rest of the document each time)
+_DOCTYPE_TOKEN = re.compile(
+    r"\"[^\"]*\"?|'[^']*'?|<!--.*?(?:-->|$)|[^\"'<>\[\]]+|[<>\[\]]", re.DOTALL
+)
+_HTML_TITLE = re.compile(r"<title[^>]{0,200}>(.{0,300}?)</title", re.IGNORECASE | re.DOTALL)
 
 
 def _skip_prolog(text: str, pos: int = 0) -> int:
@@ -513,7 +517,8 @@ def _summary_of(clean_html: str, limit: int) -> str:
     while True:
         head = clean_html
         if len(clean_html) > window:
-            head = clean_html[: clean_html.rfind("<", 0, window) if "<" in clean_html else window]
+            tag = clean_html.rfind("<", 0, window)  # cut before a tag, not inside one
+            head = clean_html[: tag if tag > 0 else window]
         text = text_of_sanitized(head, plain=True)
         if len(text) > limit or len(head) == len(clean_html) or window > 1 << 22:
             return _cut(text, limit)
@@ -658,7 +663,7 @@ def _is_chinese(language: Any, texts: list[str]) -> bool:
 # --- RSS and Atom ---------------------------------------------------------------------------
 
 _ENTRY_START = re.compile(
-    r"<!\[CDATA\[.*?\]\]>|<!--.*?-->|<(?:[\w.-]+:)?(item|entry)[\s>/]", re.DOTALL
+    r"<!\[CDATA\[.*?(?:\]\]>|$)|<!--.*?(?:-->|$)|<(?:[\w.-]+:)?(item|entry)[\s>/]", re.DOTALL
 )
 
 
@@ -734,9 +739,10 @@ def _message(error: Any) -> str:
     return str(get() if callable(get) else error)
 
 
-def _sax_line(error: Any) -> int:
+def _sax_line(error: Any, shift: int) -> int:
+    """The line of a SAX error in the document as given (``shift`` lines were added)."""
     try:
-        return int(error.getLineNumber())
+        return max(int(error.getLineNumber()) - shift, 0)
     except (AttributeError, TypeError, ValueError):
         return 0
 
@@ -763,8 +769,10 @@ def _parse_xml(
         resolve_relative_uris=False,
     )
     version = result.get("version") or ""
+    # feedparser writes an XML declaration on a line of its own where there is none
+    shift = 0 if view.startswith("<?xml") else 1
     if not version and not result.entries and not (_is_feed_root(root) and result.feed):
-        _not_a_feed(view, root, result.get("bozo_exception"))
+        _not_a_feed(view, root, result.get("bozo_exception"), shift)
     if result.get("bozo"):
         error = result.get("bozo_exception")
         name = type(error).__name__
@@ -772,7 +780,7 @@ def _parse_xml(
             problems.append(Problem(path, 0, _cut(_message(error), 200)))
         elif name != "NonXMLContentType":  # (a server's wrong media type is no flaw of the feed)
             why = f"ill-formed XML ({_cut(_message(error), 100)}): read leniently"
-            problems.append(Problem(path, _sax_line(error), why))
+            problems.append(Problem(path, _sax_line(error, shift), why))
     feed = result.feed
     kind = "atom" if version.startswith("atom") or root.lower() == "feed" else "rss"
     lines = _entry_lines(_view(body))
@@ -793,12 +801,12 @@ def _parse_xml(
     )
 
 
-def _not_a_feed(view: str, root: str, error: Any) -> None:
+def _not_a_feed(view: str, root: str, error: Any, shift: int) -> None:
     """Raise :class:`NotAFeed` saying what the document is."""
     if root and not _is_feed_root(root):
         raise NotAFeed(f"XML whose root element is <{_cut(root, 40)}>, not RSS or Atom")
     if error is not None and root:
-        line = _sax_line(error)
+        line = _sax_line(error, shift)
         at = f", line {line}" if line else ""
         raise NotAFeed(f"XML that could not be read ({_cut(_message(error), 100)}{at})")
     rest = terminal_line(view[_skip_prolog(view) :][:200])

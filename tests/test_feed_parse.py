@@ -528,6 +528,22 @@ def test_looks_like_feed():
         assert not looks_like_feed(other), other
 
 
+@pytest.mark.parametrize("declaration", ['<?xml version="1.0"?>\n', ""])
+def test_ill_formed_xml_is_read_leniently_and_named_by_its_line(declaration: str):
+    body = (
+        f'{declaration}<rss version="2.0"><channel><title>T</title>\n'
+        "<item><guid>a</guid><title>fine</title></item>\n"
+        "<item><guid>b</guid><title>broken & unescaped</title></item>\n"
+        "</channel></rss>"
+    ).encode()
+    feed = parse_feed(body, url="https://e.example/f", path="f.xml")
+    assert [e.title for e in feed.entries] == ["fine", "broken & unescaped"]
+    line = 4 if declaration else 3  # the broken item's line
+    assert [str(p) for p in feed.problems] == [
+        f"f.xml:{line}: ill-formed XML (not well-formed (invalid token)): read leniently"
+    ]
+
+
 def test_a_feed_with_no_entries():
     feed = parse_feed(rss("", "<title>Quiet</title>"), url="https://e.example/f")
     assert (feed.title, feed.entries, feed.problems) == ("Quiet", [], [])
