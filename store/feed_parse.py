@@ -46,6 +46,7 @@ from .text import detect_language
 SUMMARY_CHARS = 600  # a summary's length at most, in characters
 TITLE_CHARS = 120  # a title derived from the content, at most
 KEY_CHARS = 512  # a longer id or link is kept as its hash
+MAX_PROBLEMS = 50  # problems listed for one document at most
 FUTURE_SLACK = _dt.timedelta(days=1)  # a date further ahead than this is not believed
 EARLIEST = _dt.datetime(1970, 1, 2, tzinfo=_dt.UTC)  # the epoch itself is a missing date
 UTC = _dt.UTC
@@ -648,6 +649,14 @@ class _Reader:
         return out
 
 
+def _capped(problems: list[Problem], path: str) -> list[Problem]:
+    """At most :data:`MAX_PROBLEMS` problems, then one saying how many more there were."""
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    more = len(problems) - MAX_PROBLEMS
+    return [*problems[:MAX_PROBLEMS], Problem(path, 0, f"{more:,} more problems not listed")]
+
+
 def _hash_key(*parts: str) -> str:
     payload = "\x1f".join(" ".join(part.split()) for part in parts)
     return "sha256:" + hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
@@ -797,7 +806,7 @@ def _parse_xml(
         title=_cut(terminal_line(title), 300) or _site_name(url),
         link=_http_url(feed.get("link"), url),
         entries=entries,
-        problems=problems + reader.problems,
+        problems=_capped(problems + reader.problems, path),
     )
 
 
@@ -914,6 +923,7 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
     feed_url = _http_url(top.text("feed_url"), url)
     home = _http_url(top.text("home_page_url"), url)
     base = feed_url or home or url
+    feed_authors = top.authors()
     raws: list[_Raw] = []
     for number, item in enumerate(items, 1):
         where = f"item {number}: "
@@ -941,7 +951,7 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
                 content=content_html or content_text,
                 content_is_html=bool(content_html),
                 base=base,
-                author=fields.authors() or top.authors(),
+                author=fields.authors() or feed_authors,
                 dates=[d for d in dates if d[0].strip()],
                 line=0,
             )
@@ -955,7 +965,7 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
         title=_cut(terminal_line(title), 300) or _site_name(url),
         link=home,
         entries=entries,
-        problems=problems + reader.problems,
+        problems=_capped(problems + reader.problems, path),
     )
 
 

@@ -20,6 +20,7 @@ from .html_text import terminal_line
 from .models import Problem
 
 FEED_SCHEMES = ("http", "https")
+MAX_PROBLEMS = 50  # problems listed for one document at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,11 @@ def read_opml(data: bytes, path: str = "") -> tuple[list[OutlineFeed], list[Prob
         )
     if reader.root and reader.root.lower() != "opml":
         return [], [Problem(path, 1, f"not OPML: the root element is <{reader.root[:40]}>")]
-    return reader.feeds, reader.problems
+    problems = reader.problems
+    if len(problems) > MAX_PROBLEMS:
+        more = Problem(path, 0, f"{len(problems) - MAX_PROBLEMS:,} more problems not listed")
+        problems = [*problems[:MAX_PROBLEMS], more]
+    return reader.feeds, problems
 
 
 # --- writing --------------------------------------------------------------------------------

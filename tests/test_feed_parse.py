@@ -888,3 +888,19 @@ def test_only_the_first_json_feed_items_are_read_past_the_bound(monkeypatch: pyt
     feed = parse_feed(orjson.dumps(doc), url="https://e.example/feed.json")
     assert [e.key for e in feed.entries] == ["0", "1"]
     assert [p.message for p in feed.problems] == ["5 items: only the first 2 are read"]
+
+
+def test_problems_are_listed_up_to_a_bound():
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "authors": "not a list",
+        "items": [{"id": str(i), "title": i} for i in range(80)],
+    }
+    feed = parse_feed(orjson.dumps(doc), url="https://e.example/feed.json", path="f.json")
+    assert len(feed.entries) == 80
+    assert [p.message for p in feed.problems[:2]] == [
+        "'authors' must be a list, not a string: ignored",
+        "item 1: 'title' must be a string, not a number: ignored",
+    ]
+    assert len(feed.problems) == feed_parse.MAX_PROBLEMS + 1
+    assert str(feed.problems[-1]) == "f.json: 31 more problems not listed"

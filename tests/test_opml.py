@@ -207,3 +207,16 @@ def test_encodings(codec: str):
     assert problems == []
     assert triples(feeds) == [("https://e.example/f", title, title)]
     assert feeds[0].line == 3
+
+
+def test_problems_are_listed_up_to_a_bound():
+    outlines = "".join(
+        f'<outline type="rss" text="{i}" xmlUrl="ftp://e.example/{i}"/>\n' for i in range(70)
+    )
+    feeds, problems = read_opml(
+        f'<opml version="2.0"><body>\n{outlines}</body></opml>'.encode(), "o"
+    )
+    assert feeds == []
+    assert len(problems) == 51
+    assert str(problems[0]) == "o:2: 'ftp://e.example/0' is no http or https URL: skipped"
+    assert str(problems[-1]) == "o: 20 more problems not listed"
