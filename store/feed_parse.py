@@ -4,9 +4,10 @@
 Nothing here touches the network, the file system or the database. feedparser gets the bytes
 (in a stream, never as a string it could take for a URL or a file name), the response headers
 and the final URL as ``content-location``; its own sanitiser is off, as every HTML value goes
-through :mod:`.html_text` (nh3) instead. Before feedparser sees a document, a DOCTYPE with an
-internal subset is removed, so no entity it declares is ever expanded (no billion laughs, no
-quadratic blow-up, no external entity read from disk).
+through :mod:`.html_text` (nh3) instead. Before feedparser sees a document, its entity
+declarations are removed, so no entity is ever expanded (no billion laughs, no quadratic
+blow-up, no external entity read from disk), and a document too large to parse in a few
+seconds is cut to its first entries.
 
 Dates are read here, not by feedparser, which misreads some silently (``CST`` as US Central,
 ``2024年5月1日`` as 1 December, a Unix time as a 2017 date, an unknown zone as UTC): a date
@@ -45,6 +46,7 @@ from .text import detect_language
 SUMMARY_CHARS = 600  # a summary's length at most, in characters
 TITLE_CHARS = 120  # a title derived from the content, at most
 KEY_CHARS = 512  # a longer id or link is kept as its hash
+MAX_PROBLEMS = 50  # problems listed for one document at most
 FUTURE_SLACK = _dt.timedelta(days=1)  # a date further ahead than this is not believed
 EARLIEST = _dt.datetime(1970, 1, 2, tzinfo=_dt.UTC)  # the epoch itself is a missing date
 UTC = _dt.UTC
@@ -114,8 +116,12 @@ def _view(data: bytes) -> str:
 # The prolog before the root element: the XML declaration, comments, processing instructions.
 _PROLOG_ITEM = re.compile(r"\s+|<\?.*?\?>|<!--.*?-->", re.DOTALL)
 _ROOT = re.compile(r"<([A-Za-z_][\w.:-]*)")
-_DOCTYPE_TOKEN = re.compile(r"\"[^\"]*\"?|'[^']*'?|<!--.*?-->|[^\"'<>\[\]]+|[<>\[\]]", re.DOTALL)
-_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+# (an unclosed comment or CDATA section runs to the end: a search that fails on each of many
+# unclosed ones would scan the rest of the document each time)
+_DOCTYPE_TOKEN = re.compile(
+    r"\"[^\"]*\"?|'[^']*'?|<!--.*?(?:-->|$)|[^\"'<>\[\]]+|[<>\[\]]", re.DOTALL
+)
+_HTML_TITLE = re.compile(r"<title[^>]{0,200}>(.{0,300}?)</title", re.IGNORECASE | re.DOTALL)
 
 
 def _skip_prolog(text: str, pos: int = 0) -> int:
@@ -170,34 +176,115 @@ def looks_like_feed(head: bytes) -> bool:
     return bool(name) and _is_feed_root(name)
 
 
-# --- defusing XML ---------------------------------------------------------------------------
+# --- defusing and bounding XML -------------------------------------------------------------
+
+# feedparser spends about 20 µs on each element: a 16 MiB document of tiny elements would
+# hold a refresh for minutes. Past these bounds only the first entries are read.
+MAX_ENTRIES = 1000
+MAX_ELEMENTS = 200_000
+
+_CDATA_OR_COMMENT = re.compile(r"<!\[CDATA\[.*?(?:\]\]>|$)|<!--.*?(?:-->|$)", re.DOTALL)
+_ENTRY_TAG = re.compile(r"<(?:[\w.-]+:)?(?:item|entry)[\s>/]")
+_ENTRY_END = re.compile(r"</(?:[\w.-]+:)?(?:item|entry)\s*>")
+_FIRST_ELEMENT = re.compile(r"<\w")  # where feedparser takes a document's head to end
+_XML_DECLARATION = re.compile(r"<\?xml[^>]*\?>")
 
 
-def _defuse(body: bytes) -> tuple[bytes, int]:
-    """``body`` without a DOCTYPE that has an internal subset (where entities are declared:
-    none of them is ever expanded), its lines kept (the DOCTYPE becomes as many newlines);
-    with the line the DOCTYPE was on (0 when nothing was removed).
-
-    A DOCTYPE without a subset stays: expat never loads an external DTD here."""
+def _prepare(body: bytes) -> tuple[bytes, list[tuple[int, str]]]:
+    """``body`` as feedparser may read it, with what was changed (line, note): entity
+    declarations removed (:func:`_without_entity_declarations`) and the entries past
+    :data:`MAX_ENTRIES` or :data:`MAX_ELEMENTS` left out (:func:`_bounded_entries`). The
+    bytes come back unchanged (the same object) when nothing needed doing."""
     wide = _wide_codec(body)
-    if wide is None and b"<!DOCTYPE" not in body:
-        return body, 0
+    # (counting "item" anywhere overcounts the entries: when even that is small, all is well)
+    entries = body.count(b"item") + body.count(b"entry")
+    small = body.count(b"<") <= MAX_ELEMENTS and entries <= MAX_ENTRIES
+    if wide is None and b"<!DOCTYPE" not in body and b"<!ENTITY" not in body and small:
+        return body, []
     if wide:
         codec, bom = wide
         text = body[len(bom) :].decode(codec, "replace")
     else:
-        text = body.decode("latin-1")  # byte for byte, so nothing else changes
-    start = _skip_prolog(text.removeprefix("\ufeff")) + (1 if text.startswith("\ufeff") else 0)
-    if not text.startswith("<!DOCTYPE", start):
-        return body, 0
-    end, has_subset = _doctype_end(text, start)
-    if not has_subset:
-        return body, 0
-    line = text.count("\n", 0, start) + 1
-    text = text[:start] + "\n" * text.count("\n", start, end) + text[end:]
+        text = body.decode("latin-1")  # byte for byte: nothing else changes
+    notes: list[tuple[int, str]] = []
+    text, line = _without_entity_declarations(text)
+    if line:
+        notes.append((line, "entity declarations: removed, not expanded"))
+    text, note = _bounded_entries(text)
+    if note:
+        notes.append((0, note))
+    if not notes:
+        return body, []
     if wide:
-        return bom + text.encode(codec, "replace"), line
-    return text.encode("latin-1"), line
+        return wide[1] + text.encode(wide[0], "replace"), notes
+    return text.encode("latin-1"), notes
+
+
+def _without_entity_declarations(text: str) -> tuple[str, int]:
+    """``text`` without entity declarations, with the line of the first one (0 when there was
+    none). When the head of the document (before its first element, as feedparser sees it)
+    holds a DOCTYPE with an internal subset or an ``<!ENTITY``, everything in it but the XML
+    declaration goes, its lines kept as newlines: feedparser carries "safe" entities found
+    there into a DOCTYPE of its own, where a 20 kB one used 500 times is 10 MB of text.
+
+    A DOCTYPE without a subset stays: expat never loads an external DTD here."""
+    bom = 3 if text.startswith("\xef\xbb\xbf") else 1 if text.startswith("\ufeff") else 0
+    first = _FIRST_ELEMENT.search(text, bom)
+    head_end = first.start() if first else len(text)
+    start = _skip_prolog(text, bom)
+    has_subset = False
+    if text.startswith("<!DOCTYPE", start):
+        end, has_subset = _doctype_end(text, start)
+        if has_subset:  # (an entity's value may hold "<b", which is no element)
+            head_end = max(head_end, end)
+    head = text[:head_end]
+    if not has_subset and "<!ENTITY" not in head:
+        return text, 0
+    where = min(i for i in (head.find("<!DOCTYPE"), head.find("<!ENTITY")) if i >= 0)
+    declaration = _XML_DECLARATION.match(text, bom)
+    keep = min(declaration.end() if declaration else bom, where)
+    line = text.count("\n", 0, where) + 1
+    return text[:keep] + "\n" * text.count("\n", keep, head_end) + text[head_end:], line
+
+
+def _elements(text: str) -> int:
+    """How many elements start in ``text`` (CDATA and comments already blanked)."""
+    return text.count("<") - text.count("</") - text.count("<!") - text.count("<?")
+
+
+def _bounded_entries(text: str) -> tuple[str, str]:
+    """``text`` holding at most :data:`MAX_ENTRIES` entries and :data:`MAX_ELEMENTS` elements:
+    the first entries, then the document's tail after its last entry (the closing tags, and
+    whatever follows the entries). With a note when entries were left out.
+
+    Raises :class:`NotAFeed` when even the first entry, or a document without entries, holds
+    more elements than that."""
+    # CDATA sections and comments blanked, same length, so offsets stay those of ``text``
+    masked = _CDATA_OR_COMMENT.sub(lambda m: " " * len(m.group()), text)
+    starts = [m.start() for m in _ENTRY_TAG.finditer(masked)]
+    header = _elements(masked[: starts[0]] if starts else masked)
+    if header > MAX_ELEMENTS:
+        raise NotAFeed(f"XML with more than {MAX_ELEMENTS:,} elements outside its entries")
+    total, kept = header, 0
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(masked)
+        count = _elements(masked[start:end])
+        if i >= MAX_ENTRIES or total + count > MAX_ELEMENTS:
+            break
+        total, kept = total + count, i + 1
+    if kept == len(starts):
+        return text, ""
+    if kept == 0:
+        raise NotAFeed(f"a feed whose first entry holds more than {MAX_ELEMENTS:,} XML elements")
+    last = None
+    for last in _ENTRY_END.finditer(masked, starts[-1]):  # noqa: B007 (the last one is wanted)
+        pass
+    tail = last.end() if last else len(text)
+    note = (
+        f"{len(starts):,} entries: only the first {kept:,} are read (at most "
+        f"{MAX_ENTRIES:,} entries and {MAX_ELEMENTS:,} XML elements)"
+    )
+    return text[: starts[kept]] + text[tail:], note
 
 
 # --- dates ----------------------------------------------------------------------------------
@@ -394,8 +481,9 @@ def _joined(url: str, base: str) -> str | None:
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` on one line, at most ``limit`` characters, cut at a word where there is one."""
-    text = " ".join(text.split())
+    """``text`` on one line, terminal-safe, at most ``limit`` characters, cut at a word where
+    there is one."""
+    text = terminal_line(text)
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
@@ -430,7 +518,8 @@ def _summary_of(clean_html: str, limit: int) -> str:
     while True:
         head = clean_html
         if len(clean_html) > window:
-            head = clean_html[: clean_html.rfind("<", 0, window) if "<" in clean_html else window]
+            tag = clean_html.rfind("<", 0, window)  # cut before a tag, not inside one
+            head = clean_html[: tag if tag > 0 else window]
         text = text_of_sanitized(head, plain=True)
         if len(text) > limit or len(head) == len(clean_html) or window > 1 << 22:
             return _cut(text, limit)
@@ -560,6 +649,14 @@ class _Reader:
         return out
 
 
+def _capped(problems: list[Problem], path: str) -> list[Problem]:
+    """At most :data:`MAX_PROBLEMS` problems, then one saying how many more there were."""
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    more = len(problems) - MAX_PROBLEMS
+    return [*problems[:MAX_PROBLEMS], Problem(path, 0, f"{more:,} more problems not listed")]
+
+
 def _hash_key(*parts: str) -> str:
     payload = "\x1f".join(" ".join(part.split()) for part in parts)
     return "sha256:" + hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
@@ -575,7 +672,7 @@ def _is_chinese(language: Any, texts: list[str]) -> bool:
 # --- RSS and Atom ---------------------------------------------------------------------------
 
 _ENTRY_START = re.compile(
-    r"<!\[CDATA\[.*?\]\]>|<!--.*?-->|<(?:[\w.-]+:)?(item|entry)[\s>/]", re.DOTALL
+    r"<!\[CDATA\[.*?(?:\]\]>|$)|<!--.*?(?:-->|$)|<(?:[\w.-]+:)?(item|entry)[\s>/]", re.DOTALL
 )
 
 
@@ -645,9 +742,16 @@ def _xml_raws(result: Any, url: str, lines: list[int]) -> Iterator[_Raw]:
         )
 
 
-def _sax_line(error: Any) -> int:
+def _message(error: Any) -> str:
+    """An error's message, without the "<unknown>:8:15:" a SAX error starts with."""
+    get = getattr(error, "getMessage", None)
+    return str(get() if callable(get) else error)
+
+
+def _sax_line(error: Any, shift: int) -> int:
+    """The line of a SAX error in the document as given (``shift`` lines were added)."""
     try:
-        return int(error.getLineNumber())
+        return max(int(error.getLineNumber()) - shift, 0)
     except (AttributeError, TypeError, ValueError):
         return 0
 
@@ -661,12 +765,8 @@ def _parse_xml(
         title = _HTML_TITLE.search(view)
         named = f" ({_cut(terminal_line(_html.unescape(title.group(1))), 60)!r})" if title else ""
         raise NotAFeed(f"an HTML page{named}, not a feed")
-    problems: list[Problem] = []
-    body, doctype_line = _defuse(body)
-    if doctype_line:
-        problems.append(
-            Problem(path, doctype_line, "a DOCTYPE declaring entities: removed, not expanded")
-        )
+    body, notes = _prepare(body)
+    problems = [Problem(path, line, note) for line, note in notes]
     sent = {k.lower(): v for k, v in (headers or {}).items() if isinstance(v, str)}
     sent["content-location"] = url
     # without a content type feedparser reads a document as Latin-1; XML defaults to UTF-8
@@ -678,18 +778,18 @@ def _parse_xml(
         resolve_relative_uris=False,
     )
     version = result.get("version") or ""
+    # feedparser writes an XML declaration on a line of its own where there is none
+    shift = 0 if view.startswith("<?xml") else 1
     if not version and not result.entries and not (_is_feed_root(root) and result.feed):
-        _not_a_feed(view, root, result.get("bozo_exception"))
+        _not_a_feed(view, root, result.get("bozo_exception"), shift)
     if result.get("bozo"):
         error = result.get("bozo_exception")
         name = type(error).__name__
         if name == "CharacterEncodingOverride":
-            problems.append(Problem(path, 0, _cut(str(error), 200)))
-        elif name not in ("NonXMLContentType",):
-            line = _sax_line(error)
-            problems.append(
-                Problem(path, line, f"ill-formed XML ({_cut(str(error), 100)}): read leniently")
-            )
+            problems.append(Problem(path, 0, _cut(_message(error), 200)))
+        elif name != "NonXMLContentType":  # (a server's wrong media type is no flaw of the feed)
+            why = f"ill-formed XML ({_cut(_message(error), 100)}): read leniently"
+            problems.append(Problem(path, _sax_line(error, shift), why))
     feed = result.feed
     kind = "atom" if version.startswith("atom") or root.lower() == "feed" else "rss"
     lines = _entry_lines(_view(body))
@@ -706,18 +806,18 @@ def _parse_xml(
         title=_cut(terminal_line(title), 300) or _site_name(url),
         link=_http_url(feed.get("link"), url),
         entries=entries,
-        problems=problems + reader.problems,
+        problems=_capped(problems + reader.problems, path),
     )
 
 
-def _not_a_feed(view: str, root: str, error: Any) -> None:
+def _not_a_feed(view: str, root: str, error: Any, shift: int) -> None:
     """Raise :class:`NotAFeed` saying what the document is."""
     if root and not _is_feed_root(root):
         raise NotAFeed(f"XML whose root element is <{_cut(root, 40)}>, not RSS or Atom")
     if error is not None and root:
-        line = _sax_line(error)
+        line = _sax_line(error, shift)
         at = f", line {line}" if line else ""
-        raise NotAFeed(f"XML that could not be read ({_cut(str(error), 100)}{at})")
+        raise NotAFeed(f"XML that could not be read ({_cut(_message(error), 100)}{at})")
     rest = terminal_line(view[_skip_prolog(view) :][:200])
     if not rest:
         raise NotAFeed("empty (no element, only a prolog or comments)")
@@ -810,6 +910,11 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
     if not isinstance(items, list):
         problems.append(Problem(path, 0, f"'items' must be a list, not {_kind(items)}"))
         items = []
+    if len(items) > MAX_ENTRIES:
+        problems.append(
+            Problem(path, 0, f"{len(items):,} items: only the first {MAX_ENTRIES:,} are read")
+        )
+        items = items[:MAX_ENTRIES]
 
     def report(message: str) -> None:
         problems.append(Problem(path, 0, message))
@@ -818,6 +923,7 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
     feed_url = _http_url(top.text("feed_url"), url)
     home = _http_url(top.text("home_page_url"), url)
     base = feed_url or home or url
+    feed_authors = top.authors()
     raws: list[_Raw] = []
     for number, item in enumerate(items, 1):
         where = f"item {number}: "
@@ -845,7 +951,7 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
                 content=content_html or content_text,
                 content_is_html=bool(content_html),
                 base=base,
-                author=fields.authors() or top.authors(),
+                author=fields.authors() or feed_authors,
                 dates=[d for d in dates if d[0].strip()],
                 line=0,
             )
@@ -859,7 +965,7 @@ def _parse_json(body: bytes, url: str, path: str, now: _dt.datetime) -> ParsedFe
         title=_cut(terminal_line(title), 300) or _site_name(url),
         link=home,
         entries=entries,
-        problems=problems + reader.problems,
+        problems=_capped(problems + reader.problems, path),
     )
 
 

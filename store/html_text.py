@@ -275,6 +275,8 @@ _VOID = frozenset(
     {"area", "base", "col", "embed", "input", "link", "meta", "param", "source", "track", "wbr"}
 )
 _WITH_ATTRIBUTES = frozenset({"a", "img", "ol"})
+# The tags that change the layout: every other one (b, em, code, span, ...) leaves no trace.
+_STRUCTURE = _PARAGRAPH | _LINE | {"li", "ul", "ol", "dd", "td", "th", "a"}
 
 
 class _Renderer:
@@ -305,10 +307,11 @@ class _Renderer:
         if self.cells:
             self.space = True
         elif self.parts:
-            if not self.pending:
-                self.break_depth = len(self.prefixes)
-            self.pending = max(self.pending, newlines)
-            self.break_depth = min(self.break_depth, len(self.prefixes))
+            depth = len(self.prefixes)
+            if not self.pending or depth < self.break_depth:
+                self.break_depth = depth
+            if newlines > self.pending:
+                self.pending = newlines
 
     def newline(self) -> None:
         if self.cells:
@@ -393,7 +396,7 @@ class _Renderer:
             self.block(2)
             self.marker("---")
             self.block(2)
-        elif tag not in _VOID:
+        elif tag in _STRUCTURE:
             self.stack.append(tag)
             self.open(tag, attrs)
 
@@ -441,7 +444,7 @@ class _Renderer:
             self.anchors.append((kept, len(self.parts)))
 
     def end(self, tag: str) -> None:
-        if tag in self.stack:
+        if tag in _STRUCTURE and tag in self.stack:
             while self.stack:
                 open_tag = self.stack.pop()
                 self.close(open_tag)
@@ -493,13 +496,12 @@ class _Renderer:
 def _render(clean: str, plain: bool) -> str:
     renderer = _Renderer(plain)
     for match in _TOKEN.finditer(clean):
-        slash, name, attributes = match.groups()
-        if name is None:
+        slash, tag, attributes = match.groups()  # (nh3 writes tag names in lower case)
+        if tag is None:
             renderer.text(match.group())
         elif slash:
-            renderer.end(name.lower())
+            renderer.end(tag)
         else:
-            tag = name.lower()
             attrs = (
                 {key.lower(): _html.unescape(value or "") for key, value in
                  _ATTRIBUTE.findall(attributes)}
