@@ -336,3 +336,41 @@ def test_a_json_backup_restores_feed_entries_with_their_content_and_feed(
     assert main(["--data-dir", str(fresh), "feed", "add", server.url("/kv.xml")]) == 0
     with Store.open_dir(fresh) as store:
         assert store.count_entries() == 2 and store.feeds()[0].id == restored.feed_id
+
+
+# --- feedparser's own test feeds -------------------------------------------------------------
+
+SCRIPTED = re.compile(r"<script|<iframe|<object|<embed|javascript:|vbscript:", re.IGNORECASE)
+EVENT_ATTRIBUTE = re.compile(r"<[^>]+\son[a-z]+\s*=", re.IGNORECASE)
+
+
+def test_every_feedparser_test_feed_imports_without_a_traceback_and_no_script_survives(
+    cli: Cli, data_dir: Path, tmp_path: Path
+):
+    """feedparser's own suite (encodings, entities, sanitising, ill-formed documents) through
+    ``topiclens import``: each file is read or refused with its problems, none raises, and
+    nothing scripted reaches the store, the terminal or the HTML export."""
+    corpus = ROOT / "tests" / "data" / "feedparser-tests"
+    paths = sorted(str(p) for p in corpus.rglob("*") if p.suffix in (".xml", ".json"))
+    assert len(paths) > 2000
+    status, out, err = cli("import", *paths)  # an exception would fail the test here
+    assert status in (0, 1) and "Traceback" not in out + err
+    assert len(out.splitlines()) == len(paths) + 1  # a line per file, then the total
+    assert TERMINAL_CONTROLS.search(out + err) is None
+    with Store.open_dir(data_dir) as store:
+        entries = store.entries()
+        assert len(entries) > 500
+        contents = store.entry_contents([e.id for e in entries])
+        for e in entries:
+            for text in (e.title, e.summary, e.author, e.source, e.content_start):
+                assert not SCRIPTED.search(text), (e.origin_file, text[:200])
+            content = contents.get(e.id)
+            if content is not None:
+                assert not SCRIPTED.search(content.text), (e.origin_file, content.text[:200])
+                assert not SCRIPTED.search(content.html), (e.origin_file, content.html[:200])
+                assert not EVENT_ATTRIBUTE.search(content.html), (e.origin_file, content.html)
+            store.set_bookmark(e.id, True)
+    page = tmp_path / "all.html"
+    assert cli("export", "--format", "html", "-o", str(page))[0] == 0
+    text = page.read_text("utf-8")
+    assert not SCRIPTED.search(text) and not EVENT_ATTRIBUTE.search(text)
