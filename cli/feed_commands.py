@@ -147,10 +147,12 @@ def cmd_add(args: argparse.Namespace) -> int:
     summary = done.summary
     if summary is not None and summary.feeds:
         result = summary.feeds[0]
-        text = f"{f.entries} entries, {result.new} new"
+        text = f"{f.entries} {'entry' if f.entries == 1 else 'entries'}, {result.new} new"
         if summary.topics:
             text += f": {_topics_line(summary)}"
         out(text)
+        if summary.unplaced:
+            out(terminal_line(summary.unplaced))
     return 0
 
 
@@ -322,6 +324,7 @@ def _refresh_json(summary: Any) -> dict[str, Any]:
         "updated": summary.updated,
         "failed": len(summary.failed),
         "topics": [{"id": t.topic_id, "name": t.name, "new": t.count} for t in summary.topics],
+        "unplaced": summary.unplaced,
         "summary": summary.line(),
         "seconds": round(summary.seconds, 3),
     }
@@ -354,4 +357,6 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         out(summary.line())
         if summary.topics:
             out(f"new entries: {_topics_line(summary)}")
+        if summary.unplaced:
+            out(terminal_line(summary.unplaced))
     return 1 if summary.failed else 0

@@ -100,6 +100,7 @@ class RefreshSummary:
     feeds: list[FeedResult] = field(default_factory=list)
     topics: list[TopicCount] = field(default_factory=list)  # most new entries first
     seconds: float = 0.0
+    unplaced: str | None = None  # why new entries are in no topic, when the grouping failed
 
     @property
     def new(self) -> int:
@@ -315,7 +316,7 @@ def refresh(
     if place and new_ids:
         if progress:
             progress(RefreshProgress(total, total, placing=True))
-        summary.topics = place_new(store, new_ids)
+        place_new(store, summary)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -395,21 +396,29 @@ class _Parsers:
             return FeedCheck(now, False, error=f"the parser stopped ({exc})")
 
 
-def place_new(store: Store, new_ids: Sequence[str]) -> list[TopicCount]:
+NO_TOPIC = "no topic yet"
+
+
+def place_new(store: Store, summary: RefreshSummary) -> None:
     """Put every entry in no topic into its nearest topic (the saved model; a store never
-    grouped is grouped once), then count where ``new_ids`` went, most first."""
+    grouped is grouped once), then count in ``summary.topics`` where its new entries
+    went, most first. A store the clustering cannot group yet (too little text) keeps
+    them unplaced, saying why in ``summary.unplaced``."""
     from topiclens.clustering import ensure_topics
 
-    ensure_topics(store)
+    try:
+        ensure_topics(store)
+    except ValueError as exc:  # the clustering's refusal: the entries wait for the next
+        summary.unplaced = f"not grouped into topics yet ({exc})"
     placed = store.assignments()
     names = {t.id: t.name for t in store.topics()}
     counts: dict[int | None, int] = {}
-    for eid in new_ids:
+    for eid in summary.new_ids:
         tid = placed.get(eid)
-        counts[tid if tid in names else None] = counts.get(tid if tid in names else None, 0) + 1
+        key = tid if tid in names else None
+        counts[key] = counts.get(key, 0) + 1
     rows = [
-        TopicCount(tid, names[tid] if tid is not None else "no topic yet", n)
-        for tid, n in counts.items()
+        TopicCount(tid, names[tid] if tid is not None else NO_TOPIC, n) for tid, n in counts.items()
     ]
     rows.sort(key=lambda t: (-t.count, t.topic_id is None, t.name))
-    return rows
+    summary.topics = rows

@@ -104,7 +104,7 @@ def subscribe(
     result = store_check(store, feed, fetched, parsed_check(feed, fetched, parsed, time.time()))
     summary = RefreshSummary([result])
     if place and result.new_ids:
-        summary.topics = place_new(store, result.new_ids)
+        place_new(store, summary)
     return Subscribed(store.feed(feed.id), False, found_on, None, summary)
 
 

@@ -102,6 +102,19 @@ def test_feed_add_takes_http_https_and_file_only(cli: Cli, url: str, says: str):
     assert feeds_json(cli) == []
 
 
+def test_a_first_entry_is_stored_whether_or_not_it_can_be_grouped_yet(cli: Cli, server: FeedServer):
+    """A store's very first entry: the grouping may refuse so little text (then the entry
+    waits in no topic, and the command says why); the subscription and the entry stay."""
+    server.route("/one.xml", Reply(200, rss("One", [("1", "Only post", "Just one.")])))
+    status, out, err = cli("feed", "add", server.url("/one.xml"))
+    assert status == 0 and err == ""
+    assert out.splitlines()[1].startswith("1 entry, 1 new: 1 in ")
+    (row,) = orjson.loads(cli("entries", "--json")[1])["entries"]
+    assert row["feed"] == 1
+    if row["topic"] is None:
+        assert "1 in no topic yet" in out and "not grouped into topics yet" in out
+
+
 def test_feed_add_of_a_file(cli: Cli):
     status, out, _ = cli("feed", "add", str(FEEDS / "jsonfeed-1.1.json"))
     assert status == 0 and "file://" in out
