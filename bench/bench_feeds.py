@@ -29,6 +29,7 @@ import datetime as _dt
 import html
 import os
 import random
+import resource
 import shutil
 import socket
 import subprocess
@@ -402,12 +403,43 @@ def _version(cmd: list[str]) -> str:
 # take the p95 of the key-to-frame times.
 
 
+# --- where the time goes --------------------------------------------------------------------
+
+
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def phases(home: str) -> None:
+    """In this process: a first refresh of ``home`` in its two parts, each with its wall
+    time and CPU time (this process's, and its worker processes')."""
+    from topiclens.feeds.refresh import place_new, refresh
+    from topiclens.store import Store
+
+    me, kids = resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN
+    with Store.open_dir(home) as store:
+        t0, c0, k0 = time.perf_counter(), _cpu(me), _cpu(kids)
+        summary = refresh(store, place=False)
+        t1, c1, k1 = time.perf_counter(), _cpu(me), _cpu(kids)
+        place_new(store, summary)
+        t2, c2, k2 = time.perf_counter(), _cpu(me), _cpu(kids)
+    print(f"  fetch, parse, store: {t1 - t0:6.2f} s wall, CPU {c1 - c0:.2f} s here + "
+          f"{k1 - k0:.2f} s in parse workers")  # fmt: skip
+    print(f"  place {len(summary.new_ids)} entries: {t2 - t1:6.2f} s wall, CPU {c2 - c1:.2f} s "
+          f"here + {k2 - k1:.2f} s in tokenizer workers (imports included)")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--feeds", type=int, default=200)
     parser.add_argument("--entries", type=int, default=50)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--phases", metavar="STORE", help=argparse.SUPPRESS)  # (internal)
     args = parser.parse_args()
+    if args.phases:
+        phases(args.phases)
+        return 0
     work = Path(tempfile.mkdtemp(prefix="topiclens-bench-feeds-"))
     server = None
     try:
@@ -419,6 +451,7 @@ def main() -> int:
         urls = [f"http://127.0.0.1:{port}/{n}" for n in names]
         home = work / "store"
         prepare_store(home, urls)
+        shutil.copytree(home, work / "store-for-phases")
         print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
         average = sum(sizes) / len(sizes) / 1024
         print(f"feeds: {len(names)} of {args.entries} entries, {average:.1f} KB each on average "
@@ -449,6 +482,14 @@ def main() -> int:
                       f"{run.main_mb:6.1f} MB  exit {run.status}")  # fmt: skip
             print(f"ratio topiclens / newsboat: first {first.seconds / nb[0].seconds:.2f}x "
                   f"(target <= 3x), second {second.seconds / nb[1].seconds:.2f}x")  # fmt: skip
+        print("where a first refresh's time goes (again, in one process, measured inside):")
+        out = subprocess.run(
+            [sys.executable, __file__, "--phases", str(work / "store-for-phases")],
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+        )
+        print(out.stdout.rstrip() or out.stderr.strip()[-400:])
         print(
             "key latency p95 during a refresh: not measured (see KEY LATENCY DURING A "
             "REFRESH in this script: the reader has no refresh key yet)"
