@@ -11,7 +11,10 @@ from typing import Any
 
 import orjson
 
-from .feed_entries import (
+from .feed_xml import wide_codec
+from .html_text import terminal_line
+from .models import Problem
+from .parsed_feed import (
     MAX_ENTRIES,
     EntryReader,
     NotAFeed,
@@ -24,9 +27,6 @@ from .feed_entries import (
     one_line,
     site_name,
 )
-from .feed_xml import wide_codec
-from .html_text import terminal_line
-from .models import Problem
 
 _JSON_FEED_VERSION = re.compile(r"^https?://jsonfeed\.org/version/\d+(?:\.\d+)?/?$")
 

@@ -10,7 +10,7 @@ blow-up, no external entity read from disk), and a document too large to parse i
 seconds is cut to its first entries.
 
 The parts: :mod:`.feed_xml` looks at the bytes before feedparser does, :mod:`.feed_json`
-reads JSON Feed, :mod:`.feed_entries` makes entries of what either read, and
+reads JSON Feed, :mod:`.parsed_feed` makes entries of what either read, and
 :mod:`.feed_dates` reads dates, not feedparser, which misreads some silently: a date that
 cannot be read for certain is ``None``, and the caller uses the time it first saw the entry.
 """
@@ -28,21 +28,6 @@ from typing import Any
 import feedparser
 
 from .feed_dates import Unreadable, read_date
-from .feed_entries import (
-    MAX_ENTRIES,
-    MAX_PROBLEMS,
-    SUMMARY_CHARS,
-    EntryReader,
-    FeedEntry,
-    NotAFeed,
-    ParsedFeed,
-    RawEntry,
-    capped,
-    http_url,
-    is_chinese,
-    one_line,
-    site_name,
-)
 from .feed_json import parse_json_feed
 from .feed_xml import (
     MAX_ELEMENTS,
@@ -57,6 +42,21 @@ from .feed_xml import (
 )
 from .html_text import html_to_text, terminal_line
 from .models import Problem
+from .parsed_feed import (
+    MAX_ENTRIES,
+    MAX_PROBLEMS,
+    SUMMARY_CHARS,
+    EntryReader,
+    FeedEntry,
+    NotAFeed,
+    ParsedFeed,
+    RawEntry,
+    capped,
+    http_url,
+    is_chinese,
+    one_line,
+    site_name,
+)
 
 __all__ = [
     "MAX_ELEMENTS",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from .feed_entries import MAX_ENTRIES, NotAFeed
+from .parsed_feed import MAX_ENTRIES, NotAFeed
 
 # --- sniffing -------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
-"""Entries of any feed format made into :class:`FeedEntry` values: HTML sanitised and turned
-into terminal text, titles and summaries derived where missing, identity keys, dates, and one
-entry for each key."""
+"""What a parsed feed is (:class:`ParsedFeed` of :class:`FeedEntry` values), and how the entries
+any feed format yields are made into them: HTML sanitised and turned into terminal text,
+titles and summaries derived where missing, identity keys, dates, one entry for each key."""
 
 from __future__ import annotations
 
