@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 from test_html_text import CONTROL, unsafe_html_parts
-from topiclens.store import feed_parse
+from topiclens.store import feed_json, feed_parse, feed_xml
 from topiclens.store.feed_parse import (
     SUMMARY_CHARS,
     FeedEntry,
@@ -831,7 +831,7 @@ def test_feedparsers_suite_sanitising_cases_keep_the_safe_text():
 
 
 def test_only_the_first_entries_are_read_past_the_bound(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(feed_parse, "MAX_ENTRIES", 10)
+    monkeypatch.setattr(feed_xml, "MAX_ENTRIES", 10)
     items = "\n".join(f"<item><guid>{i}</guid><title>Entry {i}</title></item>" for i in range(25))
     body = rss(
         items + "\n<image><url>https://e.example/logo.png</url></image>", "<title>Big</title>"
@@ -847,7 +847,7 @@ def test_only_the_first_entries_are_read_past_the_bound(monkeypatch: pytest.Monk
 
 
 def test_the_element_bound_counts_elements_not_html_in_cdata(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(feed_parse, "MAX_ELEMENTS", 100)
+    monkeypatch.setattr(feed_xml, "MAX_ELEMENTS", 100)
     html = "<p>x</p>" * 500  # in CDATA: text to the XML parser, not elements
     items = "".join(
         f"<item><guid>{i}</guid><description><![CDATA[{html}]]></description>"
@@ -863,7 +863,7 @@ def test_the_element_bound_counts_elements_not_html_in_cdata(monkeypatch: pytest
 
 
 def test_too_many_elements_in_one_entry_or_outside_entries(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(feed_parse, "MAX_ELEMENTS", 1000)
+    monkeypatch.setattr(feed_xml, "MAX_ELEMENTS", 1000)
     nested = "<div>" * 2000 + "x" + "</div>" * 2000
     with pytest.raises(NotAFeed, match="first entry holds more than 1,000 XML elements"):
         parse_feed(rss(f"<item><guid>a</guid><description>{nested}</description></item>"), url="x")
@@ -872,7 +872,7 @@ def test_too_many_elements_in_one_entry_or_outside_entries(monkeypatch: pytest.M
 
 
 def test_the_bounds_hold_in_utf16(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(feed_parse, "MAX_ENTRIES", 3)
+    monkeypatch.setattr(feed_xml, "MAX_ENTRIES", 3)
     items = "".join(f"<item><guid>{i}</guid><title>条目 {i}</title></item>" for i in range(5))
     body = rss(items).decode().replace('encoding="utf-8"', 'encoding="utf-16"').encode("utf-16")
     feed = parse_feed(body, url="https://e.example/f")
@@ -880,7 +880,7 @@ def test_the_bounds_hold_in_utf16(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_only_the_first_json_feed_items_are_read_past_the_bound(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(feed_parse, "MAX_ENTRIES", 2)
+    monkeypatch.setattr(feed_json, "MAX_ENTRIES", 2)
     doc = {
         "version": "https://jsonfeed.org/version/1.1",
         "items": [{"id": str(i), "content_text": f"item {i}"} for i in range(5)],
