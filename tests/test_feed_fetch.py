@@ -5,6 +5,7 @@ network failure, file URLs, and fetch_all's bounds. Each error must be one clean
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import gzip
 import os
@@ -754,6 +755,24 @@ def test_results_come_as_they_complete(server: FeedServer):
         return order
 
     assert asyncio.run(go()) == ["fast", "slow"]
+
+
+def test_stopping_early_cancels_the_fetches_still_running(server: FeedServer):
+    server.route("/fast", Reply(body=b"fast"))
+    server.route("/slow", trickle)
+
+    async def go() -> list[str]:
+        jobs = [("slow", server.url("/slow"), None), ("fast", server.url("/fast"), None)]
+        async with contextlib.aclosing(fetch_all(jobs, Limits(deadline=30))) as results:
+            async for key, _ in results:
+                return [key]
+        return []
+
+    started = time.monotonic()
+    assert asyncio.run(go()) == ["fast"]
+    # Closing cancelled the trickling fetch instead of waiting out its 30 s deadline.
+    assert time.monotonic() - started < 15
+    assert server.wait_until(lambda: server.active == 0)
 
 
 def test_bad_feeds_never_stop_the_good_ones(server: FeedServer, tmp_path: Path):
