@@ -29,7 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from topiclens.store.feed_entries import feed_scope, item
+from topiclens.store.feed_entries import feed_scope, item, not_a_feed
 from topiclens.store.feeds import FeedCheck
 from topiclens.store.models import Feed
 
@@ -200,7 +200,7 @@ def check_of(feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
     try:
         parsed = parse_feed(fetched.body or b"", url=fetched.url, headers=fetched.headers)
     except NotAFeed as exc:
-        return FeedCheck(now, False, error=f"not a feed: {exc}")
+        return FeedCheck(now, False, error=not_a_feed(exc))
     except Exception as exc:  # a parser's bug on hostile bytes: this feed fails, alone
         return FeedCheck(now, False, error=f"cannot read the feed ({type(exc).__name__}: {exc})")
     return parsed_check(feed, fetched, parsed, now)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from topiclens.store.feed_entries import not_a_feed
 from topiclens.store.models import Feed, Problem
 
 from .fetch import Fetched, Limits, fetch_sync
@@ -88,7 +89,7 @@ def subscribe(
 
         links = feed_links(fetched.body or b"", fetched.url)
         if not links:
-            return Subscribed(error=f"{target}: {exc}, not a feed, and it names no feed")
+            return Subscribed(error=f"{target}: {not_a_feed(exc)}, and it names no feed")
         found_on, page = target, fetched.url
         target = links[0][0]
         if (known := _subscribed(store, target)) is not None:

@@ -221,6 +221,12 @@ def set_source(conn: sqlite3.Connection, feed_id: int, source: str) -> None:
 # --- a feed file on disk -------------------------------------------------------------------
 
 
+def not_a_feed(exc: Exception) -> str:
+    """What the parser's refusal says, saying it is not a feed (once)."""
+    text = str(exc)
+    return text if "not a feed" in text else f"not a feed: {text}"
+
+
 def parse_feed_file(data: bytes, display: str, origin: str, seen_at: float) -> ParseResult:
     """A feed document read from a file, as an import's result (entries with their
     contents); a file that is no feed gives one problem saying what it is."""
@@ -231,7 +237,7 @@ def parse_feed_file(data: bytes, display: str, origin: str, seen_at: float) -> P
     try:
         parsed = parse_feed(data, url=url, path=display)
     except NotAFeed as exc:
-        return ParseResult(display, "feed", problems=[Problem(display, 0, f"not a feed: {exc}")])
+        return ParseResult(display, "feed", problems=[Problem(display, 0, not_a_feed(exc))])
     result = ParseResult(display, "feed", problems=list(parsed.problems))
     scope = f"file:{parsed.link or origin}"
     source = parsed.title or path.name
