@@ -33,13 +33,11 @@ from topiclens.store.feed_entries import feed_scope, item, not_a_feed
 from topiclens.store.feeds import FeedCheck
 from topiclens.store.models import Feed
 
-from .fetch import Fetched, Limits, Validators, fetch_all
+from .fetch import MAX_RETRY_AFTER, Fetched, Limits, Validators, fetch_all
 
 if TYPE_CHECKING:
     from topiclens.store import Store
     from topiclens.store.feed_parse import ParsedFeed
-
-MAX_RETRY_AFTER = 7 * 24 * 3600  # a server asking for longer is heard as a week
 
 # What happened to one feed in a refresh (FeedResult.outcome).
 CHANGED = "changed"  # new or updated entries (or a new URL)
@@ -151,7 +149,8 @@ class RefreshSummary:
 
     def toast(self, shown: int = 3) -> str:
         """What arrived and where, in one line: "31 new: 12 in KV cache, 9 in Speculative
-        decoding, 10 in 4 other topics"."""
+        decoding, 10 in 4 other topics". Plain text holding topic names (data): shown as
+        text, never as markup."""
         if not self.new:
             return self.line()
         parts = [f"{t.count} in {t.name}" for t in self.topics[:shown]]
@@ -291,7 +290,9 @@ def refresh(
     """Fetch every subscribed feed (or those of ``feed_ids``, or ``feeds`` as given: the
     reader's due ones) concurrently, store each as it arrives, then place the new
     entries into their topics. Gone feeds and feeds waiting out a ``Retry-After`` are
-    skipped. Never raises for a feed's problem: it is in its result."""
+    skipped. Never raises for a feed's problem: it is in its result (a :class:`StoreError`
+    is the store's own). ``progress`` is called in the calling thread (the reader posts
+    from it to its screen)."""
     started = time.perf_counter()
     now = time.time()
     chosen = list(feeds) if feeds is not None else store.feeds(feed_ids)
