@@ -16,6 +16,7 @@ from topiclens.feeds.refresh import CHANGED, FAILED, NOT_MODIFIED, SKIPPED, UNCH
 from topiclens.feeds.schedule import due_feeds, next_due
 from topiclens.feeds.subscribe import subscribe
 from topiclens.store import Store
+from topiclens.store.feeds import FeedCheck
 
 LAST_MODIFIED = "Wed, 01 May 2024 08:00:00 GMT"
 
@@ -276,3 +277,22 @@ def test_many_feeds_are_parsed_in_worker_processes_and_all_stored(server: FeedSe
     assert summary.new == 3 * (count - 1) and store.count_entries() == 3 * (count - 1)
     assert [r.feed_id for r in summary.failed] == [1]
     assert {f.entries for f in store.feeds()[1:]} == {3}
+
+
+def test_the_schedule_interval_is_the_users_within_bounds(store: Store):
+    from topiclens.feeds.schedule import interval_minutes, set_interval_minutes
+
+    assert interval_minutes(store) == 60
+    feed, _ = store.add_feed("https://blog.example.org/feed.xml")
+    store.record_feed_check(feed.id, FeedCheck(time.time(), True))
+    checked = store.feed(feed.id).last_checked
+    assert due_feeds(store, checked + 59 * 60) == []
+    assert [f.id for f in due_feeds(store, checked + 61 * 60)] == [feed.id]
+    set_interval_minutes(store, 15)
+    assert [f.id for f in due_feeds(store, checked + 16 * 60)] == [feed.id]
+    for wrong in (4, 7 * 24 * 60 + 1):
+        with pytest.raises(ValueError, match="refresh interval"):
+            set_interval_minutes(store, wrong)
+    assert interval_minutes(store) == 15
+    store.remove_feed(feed.id)
+    assert next_due(store) is None
