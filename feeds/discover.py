@@ -4,7 +4,8 @@ href="...">`` and its Atom and JSON Feed kin, as absolute URLs in document order
 The page comes from anyone, so it is read by a small tokenizer that follows the HTML
 standard's rules for what it needs (tags and their attributes, comments, bogus comments,
 elements whose content is text) and runs in one pass: every search starts where the last
-one ended, so no page can make it slow, and nothing in a page makes it raise. The standard
+one ended, so its time grows with the page's length alone, and nothing in a page makes it
+raise. The standard
 library's ``html.parser`` was not enough here: it rescans the rest of the page each time a
 construct is left open, and a 200 KB page of ``<svg><link "<x y=">`` took it over a minute
 (Python 3.11.7), besides raising on ``<![``.
