@@ -4,7 +4,8 @@ href="...">`` and its Atom and JSON Feed kin, as absolute URLs in document order
 The page comes from anyone, so it is read by a small tokenizer that follows the HTML
 standard's rules for what it needs (tags and their attributes, comments, bogus comments,
 elements whose content is text) and runs in one pass: every search starts where the last
-one ended, so no page can make it slow, and nothing in a page makes it raise. The standard
+one ended, so its time grows with the page's length alone, and nothing in a page makes it
+raise. The standard
 library's ``html.parser`` was not enough here: it rescans the rest of the page each time a
 construct is left open, and a 200 KB page of ``<svg><link "<x y=">`` took it over a minute
 (Python 3.11.7), besides raising on ``<![``.
@@ -41,12 +42,38 @@ _RAW_TEXT_END = {
 _ASCII_SPACE = "\t\n\f\r "
 # What a browser strips from both ends of a URL: C0 controls and space.
 _C0_AND_SPACE = "".join(map(chr, range(0x21)))
-# The tokenizer's pieces, each anchored where the last one stopped.
-_TAG_NAME = re.compile(r"[A-Za-z][^\t\n\f\r />]*")
-_ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r /=>]*")
-_UNQUOTED = re.compile(r"[^\t\n\f\r >]*")
-_SPACE = re.compile(r"[\t\n\f\r ]*")
-_SPACE_OR_SLASH = re.compile(r"[\t\n\f\r /]*")
+# Where markup may start: "<" and a letter (a tag), "/" (an end tag), "!" or "?" (comments
+# and declarations). Any other "<" is text.
+_MARKUP = re.compile(r"<[A-Za-z!?/]")
+# A whole tag from its name to its ">", tokenized as the HTML standard does: a value in
+# quotes may hold ">" or "<", a value opened by a quote must close, "/" between attributes
+# is skipped. Possessive quantifiers never give back, so a tag never closed fails in one
+# pass instead of backtracking.
+_TAG = re.compile(
+    r"""
+    ([A-Za-z][^\t\n\f\r />]*+)                  # the name
+    (                                           # the attributes:
+      (?: [\t\n\f\r /]++                        #   separators
+        | [^\t\n\f\r />][^\t\n\f\r /=>]*+       #   a name,
+          [\t\n\f\r ]*+
+          (?: = [\t\n\f\r ]*+                   #   and its value when "=" follows
+              (?: "[^"]*+" | '[^']*+' | (?!["'])[^\t\n\f\r >]*+ )
+            | (?!=) )
+      )*+
+    )
+    >
+    """,
+    re.VERBOSE,
+)
+# One attribute inside a tag _TAG matched: its name and its value (in double quotes, in
+# single quotes or bare).
+_ATTRIBUTE = re.compile(
+    r"""
+    ([^\t\n\f\r />][^\t\n\f\r /=>]*+) [\t\n\f\r ]*+
+    (?: = [\t\n\f\r ]*+ (?: "([^"]*+)" | '([^']*+)' | ([^\t\n\f\r >]*+) ) )?
+    """,
+    re.VERBOSE,
+)
 _COMMENT_END = re.compile("--!?>")
 
 
@@ -57,7 +84,7 @@ def feed_links(html: bytes, base_url: str) -> list[tuple[str, str]]:
     ``file`` ones when the page itself is a file)."""
     base_href: str | None = None
     links: list[tuple[str, str]] = []
-    for tag, attrs in _start_tags(_decode(html)):
+    for tag, attrs in _link_and_base_tags(_decode(html)):
         href = attrs.get("href")
         if href is None:
             continue
@@ -86,23 +113,25 @@ def feed_links(html: bytes, base_url: str) -> list[tuple[str, str]]:
     return found
 
 
-def _start_tags(text: str) -> Iterator[tuple[str, dict[str, str]]]:
-    """Every start tag in ``text`` as (lower-case name, attributes), in document order,
-    the way an HTML tokenizer sees them: not those inside comments, bogus comments
-    (``<!DOCTYPE>``, ``<?xml?>``, ``<![if]>``) or the content of script, style, title and
-    the like. An attribute repeated keeps its first value; values have their character
-    references decoded. A tag the text ends inside of is dropped, as in a browser."""
+def _link_and_base_tags(text: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """Every ``<link>`` and ``<base>`` start tag in ``text`` as (name, attributes), in
+    document order, the way an HTML tokenizer sees them: not those inside comments, bogus
+    comments (``<!DOCTYPE>``, ``<?xml?>``, ``<![if]>``), attribute values, or the content of
+    script, style, title and the like. A tag the text ends inside of is dropped, and
+    everything after it, as in a browser."""
     pos = 0
-    end = len(text)
-    while (lt := text.find("<", pos)) >= 0 and lt + 1 < end:
+    while markup := _MARKUP.search(text, pos):
+        lt = markup.start()
         after = text[lt + 1]
-        if after.isascii() and after.isalpha():
-            tag = _tag(text, lt + 1)
+        if after.isalpha():
+            tag = _TAG.match(text, lt + 1)
             if tag is None:
                 return
-            name, attrs, pos = tag
-            yield name, attrs
-            if name in _RAW_TEXT:
+            pos = tag.end()
+            name = tag.group(1).lower()
+            if name in ("link", "base"):
+                yield name, _attributes(tag.group(2))
+            elif name in _RAW_TEXT:
                 # The content runs to "</name" followed by a space, "/" or ">", or to the end.
                 found = _RAW_TEXT_END[name].search(text, pos)
                 if found is None:
@@ -112,10 +141,10 @@ def _start_tags(text: str) -> Iterator[tuple[str, dict[str, str]]]:
                 return  # everything after <plaintext> is text
         elif after == "/" and text[lt + 2 : lt + 3].isascii() and text[lt + 2 : lt + 3].isalpha():
             # An end tag is tokenized like a start tag (its attributes may quote a ">").
-            tag = _tag(text, lt + 2)
+            tag = _TAG.match(text, lt + 2)
             if tag is None:
                 return
-            pos = tag[2]
+            pos = tag.end()
         elif text.startswith("<!--", lt):
             # "<!-->" and "<!--->" are whole (empty) comments, else the first "-->" or "--!>"
             # ends one, and a comment never closed runs to the end.
@@ -134,57 +163,24 @@ def _start_tags(text: str) -> Iterator[tuple[str, dict[str, str]]]:
             if closed_at < 0:
                 return
             pos = closed_at + 3
-        elif after in "!?/":
+        else:
             # Bogus comments (<!DOCTYPE ...>, <?xml ...?>, <![if ...]>, "</" and no letter)
             # run to the next ">"; "</>" is dropped the same way.
             gt = text.find(">", lt + 2)
             if gt < 0:
                 return
             pos = gt + 1
-        else:
-            pos = lt + 1  # a "<" that opens nothing is text
 
 
-def _tag(text: str, start: int) -> tuple[str, dict[str, str], int] | None:
-    """The tag whose name starts at ``start`` (a letter): (lower-case name, attributes,
-    where it ends), or None when the text ends inside it."""
-    end = len(text)
-    pos = _skip(_TAG_NAME, text, start)
-    name = text[start:pos].lower()
+def _attributes(inside: str) -> dict[str, str]:
+    """The attributes of a tag (what _TAG matched after its name), names in lower case,
+    values with their character references decoded; a repeated one keeps its first value."""
     attrs: dict[str, str] = {}
-    while True:
-        # "/" between attributes (as in "<link ... />") is skipped, as in HTML.
-        pos = _skip(_SPACE_OR_SLASH, text, pos)
-        if pos >= end:
-            return None
-        if text[pos] == ">":
-            return name, attrs, pos + 1
-        named = _skip(_ATTR_NAME, text, pos)
-        attr = text[pos:named].lower()
-        pos = _skip(_SPACE, text, named)
-        value = ""
-        if text.startswith("=", pos):
-            pos = _skip(_SPACE, text, pos + 1)
-            if pos >= end:
-                return None
-            quote = text[pos]
-            if quote in "\"'":
-                closing = text.find(quote, pos + 1)
-                if closing < 0:
-                    return None
-                value = text[pos + 1 : closing]
-                pos = closing + 1
-            else:
-                unquoted = _skip(_UNQUOTED, text, pos)
-                value = text[pos:unquoted]
-                pos = unquoted
-        attrs.setdefault(attr, unescape(value))
-
-
-def _skip(pattern: re.Pattern[str], text: str, pos: int) -> int:
-    """Where a run of ``pattern`` starting at ``pos`` ends (``pos`` if there is none)."""
-    run = pattern.match(text, pos)
-    return run.end() if run else pos
+    for attribute in _ATTRIBUTE.finditer(inside):
+        name, double, single, bare = attribute.groups()
+        value = double if double is not None else single if single is not None else bare
+        attrs.setdefault(name.lower(), unescape(value or ""))
+    return attrs
 
 
 def _decode(data: bytes) -> str:

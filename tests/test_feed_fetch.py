@@ -796,3 +796,24 @@ def test_bad_feeds_never_stop_the_good_ones(server: FeedServer, tmp_path: Path):
     for key in ("refused", "missing", "slow", "ftp", "loop", "dir"):
         failed(results[key])
     assert "timed out" in (results["slow"].error or "")
+
+
+# --- the test server itself -----------------------------------------------------------------
+
+
+def test_the_test_server_stops_cleanly_with_handlers_busy_and_connections_idle():
+    import threading
+
+    before = threading.active_count()
+    server = FeedServer()
+    with server:
+        server.route("/slow", trickle)
+        busy = socket.create_connection(("127.0.0.1", server.port))
+        busy.sendall(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        idle = socket.create_connection(("127.0.0.1", server.port))
+        assert busy.recv(100).startswith(b"HTTP/1.1 200")
+        assert server.wait_until(lambda: server.active == 1)
+    # Leaving the block stopped the trickle, cut the idle connection and joined every thread.
+    assert threading.active_count() == before
+    busy.close()
+    idle.close()
