@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_html_text import CONTROL, unsafe_html_parts
-from topiclens.store import feed_json, feed_parse, feed_xml
+from topiclens.store import feed_json, feed_parse, feed_xml, parsed_feed
 from topiclens.store.feed_parse import (
     SUMMARY_CHARS,
     FeedEntry,
@@ -938,3 +938,26 @@ def test_any_document_reads_or_is_said_to_be_no_feed(text: str, codec: str):
         for value in (entry.title, entry.summary, entry.content_text, entry.author):
             assert CONTROL.search(value) is None
     assert all(CONTROL.search(str(p)) is None for p in feed.problems)
+
+
+def test_a_feed_whose_entries_hold_too_much_html_has_the_later_contents_cut(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(parsed_feed, "MAX_FEED_HTML_CHARS", 1000)
+    html = "&lt;p&gt;" + "word " * 60 + "&lt;/p&gt;"  # about 310 characters of HTML
+    items = "".join(
+        f"<item><guid>{i}</guid><title>Post {i}</title><description>{html}</description></item>"
+        for i in range(5)
+    )
+    feed = parse_feed(rss(items), url="https://e.example/f")
+    assert [e.title for e in feed.entries] == [f"Post {i}" for i in range(5)]
+    note = "[content cut here: the feed's entries hold more than 1,000 characters of HTML]"
+    # three whole, the fourth cut within, the fifth cut to nothing but the note
+    starts = [e.content_text.startswith("word word") for e in feed.entries]
+    assert starts == [True, True, True, True, False]
+    assert [e.content_text.endswith(note) for e in feed.entries] == [False] * 3 + [True] * 2
+    assert all(e.summary.startswith("word word") for e in feed.entries)  # from the content
+    assert feed.problems[0].message == (
+        "the entries hold more than 1,000 characters of HTML: the content of 2 is cut (their "
+        "titles and summaries are kept)"
+    )
