@@ -28,6 +28,9 @@ MAX_ENTRIES = 1000  # entries read from one document at most
 # at about a megabyte a second, so a 16 MiB feed of dense markup would hold a refresh for
 # long; past this, the later entries keep their title and summary and their content is cut.
 MAX_FEED_HTML_CHARS = 4_000_000
+# HTML read for a summary at first (more when it holds too little text): prose is about half
+# markup, so this is some 1,500 characters of text.
+_SUMMARY_WINDOW = 2 * SUMMARY_CHARS + 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +128,7 @@ def _plain_html(text: str) -> str:
 
 def _summary_of(clean_html: str, limit: int) -> str:
     """The start of sanitised HTML as one line of text, without rendering all of it."""
-    window = 4 * limit + 4096
+    window = _SUMMARY_WINDOW
     while True:
         head = clean_html
         if len(clean_html) > window:
@@ -204,7 +207,7 @@ class EntryReader:
             content_text = text_of_sanitized(content_html)
             summary_html = content_html
             if budgeted is not raw.content:  # cut: the summary still says what the entry says
-                head = raw.content[: 4 * SUMMARY_CHARS + 4096]
+                head = raw.content[:_SUMMARY_WINDOW]
                 tag = head.rfind("<")  # cut before a tag, not inside one
                 summary_html = sanitize_html(head[:tag] if tag > 0 else head, raw.base)
         else:
