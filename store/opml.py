@@ -68,11 +68,20 @@ def _attribute(attrs: dict[str, str], name: str) -> str:
     return next((v for k, v in attrs.items() if k.lower() == lower), "")
 
 
+def _scheme(url: str) -> str:
+    try:
+        return urlsplit(url).scheme.lower()
+    except ValueError:  # (an unclosed "[" in the host, a port that is no number)
+        return ""
+
+
 def _folder_name(text: str) -> str:
     return terminal_line(text).strip("/ ").replace("\n", " ")
 
 
 class _Reader:
+    """expat's handlers: the feeds of the outlines as they open, the folders they sit in."""
+
     def __init__(self, parser: Any, path: str) -> None:
         self.parser = parser
         self.path = path
@@ -107,8 +116,7 @@ class _Reader:
                 self.stack.append(_folder_name(label) or None)
             return
         self.stack.append(None)
-        scheme = urlsplit(url).scheme.lower() if "\x00" not in url else ""
-        if scheme not in FEED_SCHEMES or terminal_line(url) != url:
+        if _scheme(url) not in FEED_SCHEMES or terminal_line(url) != url:
             shown = terminal_line(url)[:80]
             self.problem(f"{shown!r} is no http or https URL: skipped", line)
             return

@@ -24,6 +24,13 @@ TITLE_CHARS = 120  # a title derived from the content, at most
 KEY_CHARS = 512  # a longer id or link is kept as its hash
 MAX_PROBLEMS = 50  # problems listed for one document at most
 MAX_ENTRIES = 1000  # entries read from one document at most
+# The HTML of one document's entries made into text at most (in characters): rendering runs
+# at about a megabyte a second, so a 16 MiB feed of dense markup would hold a refresh for
+# long; past this, the later entries keep their title and summary and their content is cut.
+MAX_FEED_HTML_CHARS = 4_000_000
+# HTML read for a summary at first (more when it holds too little text): prose is about half
+# markup, so this is some 1,500 characters of text.
+_SUMMARY_WINDOW = 2 * SUMMARY_CHARS + 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +128,7 @@ def _plain_html(text: str) -> str:
 
 def _summary_of(clean_html: str, limit: int) -> str:
     """The start of sanitised HTML as one line of text, without rendering all of it."""
-    window = 4 * limit + 4096
+    window = _SUMMARY_WINDOW
     while True:
         head = clean_html
         if len(clean_html) > window:
@@ -160,6 +167,8 @@ class EntryReader:
         self.now = now
         self.problems: list[Problem] = []
         self.date_troubles: dict[str, tuple[str, int, int]] = {}  # why -> (text, line, count)
+        self.html_left = MAX_FEED_HTML_CHARS
+        self.cut_contents = 0
 
     def problem(self, line: int, message: str) -> None:
         self.problems.append(Problem(self.path, line, message))
@@ -176,10 +185,31 @@ class EntryReader:
                 return when
         return None
 
+    def budgeted(self, html: str) -> str:
+        """``html``, or as much of it as the document's budget has left, with a note."""
+        if len(html) <= self.html_left:
+            self.html_left -= len(html)
+            return html
+        tag = html.rfind("<", 0, self.html_left)  # cut before a tag, not inside one
+        end = tag if tag > 0 else self.html_left
+        self.html_left, self.cut_contents = 0, self.cut_contents + 1
+        note = (
+            f"[content cut here: the feed's entries hold more than {MAX_FEED_HTML_CHARS:,} "
+            "characters of HTML]"
+        )
+        return f"{html[:end]}<p>{_html.escape(note)}</p>"
+
     def entry(self, raw: RawEntry, *, link_is_key: bool = True) -> FeedEntry | None:
+        summary_html = ""
         if raw.content_is_html:
-            content_html = sanitize_html(raw.content, raw.base)
+            budgeted = self.budgeted(raw.content)
+            content_html = sanitize_html(budgeted, raw.base)
             content_text = text_of_sanitized(content_html)
+            summary_html = content_html
+            if budgeted is not raw.content:  # cut: the summary still says what the entry says
+                head = raw.content[:_SUMMARY_WINDOW]
+                tag = head.rfind("<")  # cut before a tag, not inside one
+                summary_html = sanitize_html(head[:tag] if tag > 0 else head, raw.base)
         else:
             content_text = terminal_safe(raw.content).strip()
             content_html = _plain_html(raw.content)
@@ -189,7 +219,7 @@ class EntryReader:
             else:
                 summary = one_line(terminal_safe(raw.summary), SUMMARY_CHARS)
         else:
-            summary = _summary_of(content_html, SUMMARY_CHARS)
+            summary = _summary_of(summary_html or content_html, SUMMARY_CHARS)
         if raw.title_is_html:
             title = terminal_line(html_to_text(raw.title, raw.base, plain=True))
         else:
@@ -248,6 +278,12 @@ class EntryReader:
                 continue
             seen[entry.key] = raw.line
             out.append(entry)
+        if self.cut_contents:
+            self.problem(
+                0,
+                f"the entries hold more than {MAX_FEED_HTML_CHARS:,} characters of HTML: the "
+                f"content of {self.cut_contents:,} is cut (their titles and summaries are kept)",
+            )
         for why, (text, line, count) in self.date_troubles.items():
             times = f" ({count} entries)" if count > 1 else ""
             self.problem(

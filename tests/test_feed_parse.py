@@ -10,8 +10,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_html_text import CONTROL, unsafe_html_parts
-from topiclens.store import feed_json, feed_parse, feed_xml
+from topiclens.store import feed_json, feed_parse, feed_xml, parsed_feed
 from topiclens.store.feed_parse import (
     SUMMARY_CHARS,
     FeedEntry,
@@ -904,3 +906,58 @@ def test_problems_are_listed_up_to_a_bound():
     ]
     assert len(feed.problems) == feed_parse.MAX_PROBLEMS + 1
     assert str(feed.problems[-1]) == "f.json: 31 more problems not listed"
+
+
+_FEED_PIECES = st.sampled_from(
+    [
+        '<?xml version="1.0"?>', '<?xml version="1.0" encoding="utf-16"?>', "<rss>",
+        '<rss version="2.0">', "</rss>", "<channel>", "</channel>", "<item>", "</item>",
+        '<feed xmlns="http://www.w3.org/2005/Atom">', "</feed>", "<entry>", "</entry>",
+        "<title>", "</title>", "<link>", "</link>", '<link href="http://[::1/x"/>',
+        "<guid>", "</guid>", "<pubDate>", "</pubDate>", "<description>", "</description>",
+        "<![CDATA[", "]]>", "<!--", "-->", '<!DOCTYPE rss [<!ENTITY a "aaaa">]>', "&a;",
+        "&amp;", "&#x1b;", "&bogus;", "<", ">", "x", "中文", "2024年5月1日", "CST", "1714530600",
+        "javascript:alert(1)", "<script>alert(1)</script>", '<a href="/r">r</a>', "\x00",
+        "\x1b[2J", "\u202e", "\n", " ", '{"version": "https://jsonfeed.org/version/1.1"',
+        ', "items": [', '{"id": 1}', "]}", "\xff\xfe",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FEED_PIECES, max_size=40).map("".join), st.sampled_from(["utf-8", "latin-1"]))
+def test_any_document_reads_or_is_said_to_be_no_feed(text: str, codec: str):
+    body = text.encode(codec, "replace")
+    try:
+        feed = parse_feed(body, url="https://e.example/feed")
+    except NotAFeed as error:
+        assert str(error) and CONTROL.search(str(error)) is None
+        return
+    for entry in feed.entries:
+        assert unsafe_html_parts(entry.content_html) == []
+        for value in (entry.title, entry.summary, entry.content_text, entry.author):
+            assert CONTROL.search(value) is None
+    assert all(CONTROL.search(str(p)) is None for p in feed.problems)
+
+
+def test_a_feed_whose_entries_hold_too_much_html_has_the_later_contents_cut(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(parsed_feed, "MAX_FEED_HTML_CHARS", 1000)
+    html = "&lt;p&gt;" + "word " * 60 + "&lt;/p&gt;"  # about 310 characters of HTML
+    items = "".join(
+        f"<item><guid>{i}</guid><title>Post {i}</title><description>{html}</description></item>"
+        for i in range(5)
+    )
+    feed = parse_feed(rss(items), url="https://e.example/f")
+    assert [e.title for e in feed.entries] == [f"Post {i}" for i in range(5)]
+    note = "[content cut here: the feed's entries hold more than 1,000 characters of HTML]"
+    # three whole, the fourth cut within, the fifth cut to nothing but the note
+    starts = [e.content_text.startswith("word word") for e in feed.entries]
+    assert starts == [True, True, True, True, False]
+    assert [e.content_text.endswith(note) for e in feed.entries] == [False] * 3 + [True] * 2
+    assert all(e.summary.startswith("word word") for e in feed.entries)  # from the content
+    assert feed.problems[0].message == (
+        "the entries hold more than 1,000 characters of HTML: the content of 2 is cut (their "
+        "titles and summaries are kept)"
+    )

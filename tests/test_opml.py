@@ -108,6 +108,7 @@ def test_bad_outlines_are_named_by_line_and_the_rest_kept():
 <outline type="rss" text="good" xmlUrl="https://good.example/feed"/>
 <outline type="rss" text="again" xmlUrl="https://good.example/feed"/>
 <outline type="rss" text="escape" xmlUrl="https://e.example/&#x9b;2J"/>
+<outline type="rss" text="bad host" xmlUrl="http://[::1/feed"/>
 </body></opml>"""
     feeds, problems = read_opml(doc, "list.opml")
     assert triples(feeds) == [("https://good.example/feed", "good", "")]
@@ -117,6 +118,7 @@ def test_bad_outlines_are_named_by_line_and_the_rest_kept():
         "list.opml:4: an outline of type rss without an xmlUrl: skipped",
         "list.opml:6: https://good.example/feed is listed already at line 5: skipped",
         "list.opml:7: 'https://e.example/' is no http or https URL: skipped",
+        "list.opml:8: 'http://[::1/feed' is no http or https URL: skipped",
     ]
 
 
