@@ -20,6 +20,7 @@ its feed's name or folder.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import time
@@ -38,6 +39,8 @@ from .fetch import MAX_RETRY_AFTER, Fetched, Limits, Validators, fetch_all
 if TYPE_CHECKING:
     from topiclens.store import Store
     from topiclens.store.feed_parse import ParsedFeed
+
+log = logging.getLogger(__name__)
 
 # What happened to one feed in a refresh (FeedResult.outcome).
 CHANGED = "changed"  # new or updated entries (or a new URL)
@@ -205,6 +208,30 @@ def check_of(feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
     return parsed_check(feed, fetched, parsed, now)
 
 
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A parsed 200 of one feed: what to store, and each of its items' tokens."""
+
+    check: FeedCheck
+    tokens: list[bytes]  # each item's tokens (token_cache.encode) in item order, or none
+    tokenizer: str  # the version of the tokenizer that made them
+
+
+def parse_fetched(feed: Feed, fetched: Fetched, now: float) -> Parsed:
+    """:func:`check_of` a 200, and the tokens of its entries' texts: tokenizing is most of
+    placing an entry, and made here it runs on every core while other feeds download."""
+    from topiclens.clustering.token_cache import iter_tokenize
+    from topiclens.clustering.tokenize import tokenizer_version
+
+    check = check_of(feed, fetched, now)
+    texts = [it.entry.text() for it in check.items]
+    try:
+        return Parsed(check, list(iter_tokenize(texts, processes=1)), tokenizer_version())
+    except Exception:  # a tokenizer's bug: the entries are stored, and tokenized when placed
+        log.exception("tokenizing the entries of %s failed", fetched.url)
+        return Parsed(check, [], "")
+
+
 def parsed_check(feed: Feed, fetched: Fetched, parsed: ParsedFeed, now: float) -> FeedCheck:
     """What a 200 of ``feed`` found, its body parsed as ``parsed``."""
     source = feed.name or parsed.title or feed.title or feed.url
@@ -337,15 +364,21 @@ async def _fetch_and_store(
     by_id = {f.id: f for f in feeds}
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
     pending: list[asyncio.Future[None]] = []
+    tokens: dict[str, list[tuple[str, bytes]]] = {}  # tokenizer -> (new entry id, tokens)
     with _Parsers(len(feeds)) as parsers:
 
         async def finish(feed: Feed, fetched: Fetched) -> None:
             now = time.time()
-            if fetched.ok:
-                check = await parsers.check(feed, fetched, now)
-            else:
-                check = check_of(feed, fetched, now)
+            parsed = await parsers.parse(feed, fetched, now) if fetched.ok else None
+            check = parsed.check if parsed else check_of(feed, fetched, now)
             result = store_check(store, feed, fetched, check)
+            if parsed and parsed.tokens and result.new_ids:
+                new = set(result.new_ids)  # (the store set each new item's id)
+                tokens.setdefault(parsed.tokenizer, []).extend(
+                    (it.entry.id, blob)
+                    for it, blob in zip(check.items, parsed.tokens, strict=True)
+                    if it.entry.id in new
+                )
             summary.feeds.append(result)
             if progress:
                 progress(RefreshProgress(len(summary.feeds), total, result))
@@ -355,6 +388,20 @@ async def _fetch_and_store(
         ):
             pending.append(asyncio.ensure_future(finish(by_id[feed_id], fetched)))
         await asyncio.gather(*pending)
+    _cache_tokens(store, tokens)
+
+
+def _cache_tokens(store: Store, tokens: dict[str, list[tuple[str, bytes]]]) -> None:
+    """The new entries' tokens into the store's token cache, in one transaction: the
+    placing that follows finds them there (a cache: an entry without them is tokenized
+    when placed)."""
+    from topiclens.clustering.token_cache import decode
+
+    rows = [
+        (eid, "", version, decode(blob)) for version, made in tokens.items() for eid, blob in made
+    ]
+    if rows:
+        store.put_tokens(rows)
 
 
 # Parsing is most of a refresh's work (feedparser reads about 1.4 MB/s on one core here):
@@ -364,7 +411,7 @@ PARALLEL_FEEDS = 8
 
 
 class _Parsers:
-    """Where fetched bodies are parsed (:func:`check_of`): a pool of processes for many
+    """Where fetched bodies are parsed (:func:`parse_fetched`): a pool of processes for many
     feeds, else one thread; made on first use, so a refresh of 304s starts none."""
 
     def __init__(self, feeds: int) -> None:
@@ -389,12 +436,12 @@ class _Parsers:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="topiclens-feed-parse")
         return self._pool
 
-    async def check(self, feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
+    async def parse(self, feed: Feed, fetched: Fetched, now: float) -> Parsed:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._executor(), check_of, feed, fetched, now)
+            return await loop.run_in_executor(self._executor(), parse_fetched, feed, fetched, now)
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory)
-            return FeedCheck(now, False, error=f"the parser stopped ({exc})")
+            return Parsed(FeedCheck(now, False, error=f"the parser stopped ({exc})"), [], "")
 
 
 NO_TOPIC = "no topic yet"

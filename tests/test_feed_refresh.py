@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 from feed_server import Exchange, FeedServer, Reply
-from topiclens.feeds.refresh import CHANGED, FAILED, NOT_MODIFIED, SKIPPED, UNCHANGED, refresh
+from topiclens.feeds.refresh import (
+    CHANGED,
+    FAILED,
+    NOT_MODIFIED,
+    PARALLEL_FEEDS,
+    SKIPPED,
+    UNCHANGED,
+    refresh,
+)
 from topiclens.feeds.schedule import due_feeds, next_due
 from topiclens.feeds.subscribe import subscribe
 from topiclens.store import Store
@@ -277,6 +285,27 @@ def test_many_feeds_are_parsed_in_worker_processes_and_all_stored(server: FeedSe
     assert summary.new == 3 * (count - 1) and store.count_entries() == 3 * (count - 1)
     assert [r.feed_id for r in summary.failed] == [1]
     assert {f.entries for f in store.feeds()[1:]} == {3}
+
+
+@pytest.mark.parametrize("count", [1, PARALLEL_FEEDS])
+def test_new_entries_arrive_with_their_tokens_cached(server: FeedServer, store: Store, count: int):
+    """The parsing tokenizes (in the worker processes when there are many feeds), so
+    placing the new entries has nothing left to tokenize."""
+    from topiclens.clustering.token_cache import entry_token_ids
+    from topiclens.clustering.tokenize import default_tokenizer
+
+    for n in range(count):
+        items = [*KV, (f"zh-{n}", "投机解码：草稿模型", "草稿模型提出多个词元，目标模型一次验证。")]
+        server.route(f"/t{n}.xml", Reply(200, rss(f"Feed {n}", items)))
+        store.add_feed(server.url(f"/t{n}.xml"))
+    summary = refresh(store, place=False)
+    assert summary.new == 3 * count
+    tids, tokenized_now = entry_token_ids(store, summary.new_ids)
+    assert tokenized_now == 0
+    tk = default_tokenizer()
+    assert tids.docs() == [tk(text) for _, text in store.entry_texts(summary.new_ids)]
+    # the Chinese entries went through jieba there (目标 and 验证 are its words)
+    assert {"speculative decoding", "目标", "验证"} <= set(tids.docs()[-1])
 
 
 def test_the_schedule_interval_is_the_users_within_bounds(store: Store):
