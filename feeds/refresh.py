@@ -364,7 +364,6 @@ async def _fetch_and_store(
     by_id = {f.id: f for f in feeds}
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
     pending: list[asyncio.Future[None]] = []
-    tokens: dict[str, list[tuple[str, bytes]]] = {}  # tokenizer -> (new entry id, tokens)
     with _Parsers(len(feeds)) as parsers:
 
         async def finish(feed: Feed, fetched: Fetched) -> None:
@@ -373,12 +372,7 @@ async def _fetch_and_store(
             check = parsed.check if parsed else check_of(feed, fetched, now)
             result = store_check(store, feed, fetched, check)
             if parsed and parsed.tokens and result.new_ids:
-                new = set(result.new_ids)  # (the store set each new item's id)
-                tokens.setdefault(parsed.tokenizer, []).extend(
-                    (it.entry.id, blob)
-                    for it, blob in zip(check.items, parsed.tokens, strict=True)
-                    if it.entry.id in new
-                )
+                _cache_tokens(store, parsed, result.new_ids)
             summary.feeds.append(result)
             if progress:
                 progress(RefreshProgress(len(summary.feeds), total, result))
@@ -388,17 +382,19 @@ async def _fetch_and_store(
         ):
             pending.append(asyncio.ensure_future(finish(by_id[feed_id], fetched)))
         await asyncio.gather(*pending)
-    _cache_tokens(store, tokens)
 
 
-def _cache_tokens(store: Store, tokens: dict[str, list[tuple[str, bytes]]]) -> None:
-    """The new entries' tokens into the store's token cache, in one transaction: the
-    placing that follows finds them there (a cache: an entry without them is tokenized
-    when placed)."""
+def _cache_tokens(store: Store, parsed: Parsed, new_ids: Sequence[str]) -> None:
+    """The tokens of a feed's new entries into the store's token cache, where placing
+    them finds them. A cache, written after the feed's own transaction: an entry whose
+    tokens are not there is tokenized when it is placed."""
     from topiclens.clustering.token_cache import decode
 
+    new = set(new_ids)  # (storing set each new item's id, a taken one changed)
     rows = [
-        (eid, "", version, decode(blob)) for version, made in tokens.items() for eid, blob in made
+        (it.entry.id, "", parsed.tokenizer, decode(blob))
+        for it, blob in zip(parsed.check.items, parsed.tokens, strict=True)
+        if it.entry.id in new
     ]
     if rows:
         store.put_tokens(rows)

@@ -308,6 +308,24 @@ def test_new_entries_arrive_with_their_tokens_cached(server: FeedServer, store: 
     assert {"speculative decoding", "目标", "验证"} <= set(tids.docs()[-1])
 
 
+def test_a_tokenizer_failure_costs_the_feed_none_of_its_entries(
+    server: FeedServer, store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    from topiclens.clustering import token_cache
+
+    def broken(texts, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a tokenizer bug")
+
+    monkeypatch.setattr(token_cache, "iter_tokenize", broken)
+    server.route("/kv.xml", Reply(200, rss("KV Blog", KV)))
+    store.add_feed(server.url("/kv.xml"))
+    summary = refresh(store, place=False)  # one feed: parsed in this process
+    assert summary.new == 2 and not summary.failed and store.count_entries() == 2
+    monkeypatch.undo()
+    _, tokenized_now = token_cache.entry_token_ids(store, summary.new_ids)
+    assert tokenized_now == 2  # no tokens were cached: placing makes them
+
+
 def test_the_schedule_interval_is_the_users_within_bounds(store: Store):
     from topiclens.feeds.schedule import interval_minutes, set_interval_minutes
 
