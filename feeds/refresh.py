@@ -23,6 +23,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -334,12 +335,16 @@ def refresh(
         summary.feeds.append(result)
         if progress:
             progress(RefreshProgress(len(summary.feeds), total, result))
+    preload = _Preload() if place else None
     if todo:
         asyncio.run(
             _fetch_and_store(
-                store, todo, limits or Limits(), summary, progress, total, concurrency, per_host
+                store, todo, limits or Limits(), summary, progress, total, concurrency, per_host,
+                preload,
             )
-        )
+        )  # fmt: skip
+    if preload:
+        preload.join()
     new_ids = summary.new_ids
     if place and new_ids:
         if progress:
@@ -358,9 +363,11 @@ async def _fetch_and_store(
     total: int,
     concurrency: int,
     per_host: int,
+    preload: _Preload | None,
 ) -> None:
     """Fetch ``feeds``; each body is parsed by :class:`_Parsers` (downloads go on
-    meanwhile) and stored as soon as it is parsed; a 304 or a failure is stored at once."""
+    meanwhile) and stored as soon as it is parsed; a 304 or a failure is stored at once.
+    The first feed with new entries starts ``preload``."""
     by_id = {f.id: f for f in feeds}
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
     pending: list[asyncio.Future[None]] = []
@@ -373,6 +380,8 @@ async def _fetch_and_store(
             result = store_check(store, feed, fetched, check)
             if parsed and parsed.tokens and result.new_ids:
                 _cache_tokens(store, parsed, result.new_ids)
+            if preload and result.new_ids:
+                preload.start()
             summary.feeds.append(result)
             if progress:
                 progress(RefreshProgress(len(summary.feeds), total, result))
@@ -438,6 +447,32 @@ class _Parsers:
             return await loop.run_in_executor(self._executor(), parse_fetched, feed, fetched, now)
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory)
             return Parsed(FeedCheck(now, False, error=f"the parser stopped ({exc})"), [], "")
+
+
+class _Preload:
+    """Imports what placing new entries needs (numpy, scipy, scikit-learn: about a second
+    of CPU) in a thread, started once there are new entries to place: done while other
+    feeds download and parse, not after the last one."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=_import_placing, name="topiclens-preload")
+            self._thread.start()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+
+def _import_placing() -> None:
+    try:
+        import sklearn.preprocessing  # noqa: F401  (what the features of new entries load)
+        import topiclens.clustering.estimator  # noqa: F401
+    except Exception:  # placing imports them again, and says what is wrong
+        log.exception("preloading the placing of new entries failed")
 
 
 NO_TOPIC = "no topic yet"

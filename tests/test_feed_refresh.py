@@ -5,6 +5,8 @@ new entries placed into their topics at once."""
 from __future__ import annotations
 
 import html
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from email.utils import format_datetime
@@ -118,6 +120,31 @@ def test_a_second_refresh_sends_the_validators_gets_304_and_stores_nothing(
     assert store.query("SELECT id, title, imported_at FROM entries ORDER BY id") == before
     assert second.line() == "no new entries: 2 feeds not modified, nothing downloaded"
     assert first.line() == "3 new entries from 2 feeds"
+
+
+def test_a_refresh_of_unchanged_feeds_loads_no_parser_and_no_clustering(
+    server: FeedServer, tmp_path: Path
+):
+    """What a refresh that finds nothing new costs: no feed parser, HTML sanitiser,
+    tokenizer or clustering library is even imported (checked in a fresh process)."""
+    server.route("/kv.xml", Conditional(rss("KV Blog", KV)))
+    home = tmp_path / "store"
+    with Store.open_dir(home) as store:
+        store.add_feed(server.url("/kv.xml"))
+        assert refresh(store, place=False).new == 2
+    heavy = {"feedparser", "nh3", "jieba", "sklearn", "scipy", "numpy"}
+    code = (
+        "import sys\n"
+        "from topiclens.feeds.refresh import refresh\n"
+        "from topiclens.store import Store\n"
+        f"with Store.open_dir({str(home)!r}) as store:\n"
+        "    said = refresh(store).line()\n"
+        f"print(said, sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "no new entries: 1 feed not modified, nothing downloaded []"
 
 
 def test_validators_of_a_304_replace_the_stored_ones(server: FeedServer, store: Store):
