@@ -16,7 +16,7 @@ from typing import NoReturn
 from .. import __version__
 from ..paths import ENV_HOME
 from ..store.models import SOURCE_FORMATS
-from ..store.text import terminal_line
+from ..text import terminal_line
 from . import commands as c
 
 DESCRIPTION = """\

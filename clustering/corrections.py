@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from topiclens.store.corrections import Corrections, Plan, TopicCorrection
 from topiclens.store.models import Topic
-from topiclens.store.text import fit_cells, terminal_line, terminal_text
+from topiclens.text import fit_cells, terminal_line, terminal_text
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store

@@ -88,7 +88,7 @@ def cluster_store(
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
     model.fit(
         texts,
-        tids.counts(),
+        tokens=tids.counts(),
         pinned=pinned,
         held=held.held,
         hidden=list(held.hidden.values()),
@@ -331,7 +331,7 @@ def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> tuple[int, list
     if not todo or not any(alive):
         return 0, []
     docs, _ = entry_tokens(store, [e.id for e in todo])
-    placed = saved.model.place([e.text() for e in todo], docs, among=alive)
+    placed = saved.model.place([e.text() for e in todo], tokens=docs, among=alive)
     out = {
         e.id: (saved.topic_ids[c], score, terms)
         for e, c, score, terms in zip(

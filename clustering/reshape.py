@@ -37,7 +37,7 @@ def split_parts(store: Store, entries: Sequence[str], k: int) -> list[Part]:
     model = TopicModel(
         k, anchors=tokenized_anchors(store, load_anchors()), max_share=None, random_state=0
     )
-    model.fit(None, tids.counts())
+    model.fit(None, tokens=tids.counts())
     labels = model.labels_.tolist()
     parts = []
     for c in range(model.n_topics_):
@@ -75,7 +75,7 @@ def next_best(store: Store, entries: Sequence[str], leaving: int) -> Assignments
         if any(among):
             docs, _ = entry_tokens(store, entries)
             texts = [e.text() for e in store.entries(entries)]
-            placed = saved.model.place(texts, docs, among=among)
+            placed = saved.model.place(texts, tokens=docs, among=among)
             return {
                 eid: (saved.topic_ids[c], score, terms)
                 for eid, c, score, terms in zip(

@@ -1,12 +1,14 @@
 """The HTML export: one self-contained page (its own style, no scripts, nothing loaded from
-the network), every value escaped after :func:`~.text.terminal_line` has dropped controls."""
+the network), every value escaped after :func:`topiclens.text.terminal_line` has dropped
+controls."""
 
 from __future__ import annotations
 
 import html
 
+from topiclens.text import terminal_line
+
 from .export_items import ExportContent, ExportItem, link_url, text_lines, time_text
-from .text import terminal_line
 
 _CSS = """\
 :root { color-scheme: light dark; --fg: #1d2021; --muted: #5c6370; --bg: #fdfdfb;
