@@ -34,7 +34,6 @@ from .tokens import TokenCache, TokenRow
 from .topics import Also, Assignments, Similar
 
 if TYPE_CHECKING:
-    from . import correction_log as _log
     from . import corrections as _corrections
     from .deleting import DeletedEntry
 
@@ -284,11 +283,11 @@ class Store(Database):
 
         _corrections.apply(self, plan)
 
-    def undo_correction(self) -> _log.Undone | None:
+    def undo_correction(self) -> _corrections.Undone | None:
         """Take the last logged correction back (None: the log is empty)."""
-        from . import correction_log as _log
+        from . import corrections as _corrections
 
-        return _log.undo_last(self)
+        return _corrections.undo_last(self)
 
     def forget_corrections(self, topic_ids: Sequence[int]) -> None:
         """Drop the shaped-topic rows of ``topic_ids`` (unlogged: a re-cluster found them
