@@ -382,6 +382,6 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
 def cmd_rename_topic(args: argparse.Namespace) -> int:
     """``rename-topic``: the alias of ``topic rename``."""
-    from .topic_commands import cmd_rename
+    from .corrections import cmd_rename
 
     return cmd_rename(args)

@@ -24,7 +24,7 @@ pipeline imports it inside its functions). jieba loads when a model first tokeni
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
@@ -47,7 +47,7 @@ from .features import (
     fit_features,
     lsa_dims_for,
 )
-from .holding import held_seeds, hold
+from .holding import Groups, held_seeds, hold
 from .membership import ALSO_MIN_CENTRALITY, also_topics, anchor_term_sets, fit_also
 from .naming import entry_terms, name_topics
 from .neighbours import (
@@ -77,8 +77,6 @@ from .stages import Progress, Stage, StageClock
 from .tokenize import Tokenizer, Vocabulary, default_tokenizer, vocabulary
 
 TOP_SIMILAR = 5
-
-Groups = Mapping[Hashable, Sequence[int]]  # a caller's key (a topic id) -> entry indices
 
 
 class Placement(NamedTuple):

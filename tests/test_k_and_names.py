@@ -14,7 +14,7 @@ import orjson
 import pytest
 from topiclens.clustering import TopicModel, cluster_store
 from topiclens.clustering.partition import MAX_SHARE
-from topiclens.clustering.user_names import NAMED_TOPICS
+from topiclens.clustering.pipeline import NAMED_TOPICS
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
