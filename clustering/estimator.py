@@ -30,6 +30,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.utils import Tags
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -267,7 +268,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         self.tokenizer = tokenizer
         self.random_state = random_state
 
-    def __sklearn_tags__(self) -> Any:
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # texts in, as scikit-learn's own text vectorizers take them
         tags.input_tags.two_d_array = False

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rich.cells import cell_len, get_character_cell_size, split_text
+from rich.cells import cell_len, get_character_cell_size, split_graphemes
 
 # What counts as a Chinese character everywhere in topiclens (CJK unified ideographs,
 # extension A, compatibility ideographs); jieba's own narrower range stays in tokenize.py.
@@ -43,9 +43,13 @@ def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
     if cell_len(text) <= width:
         return text
     budget = width - cell_len(ellipsis)
-    # a cut through a wide glyph leaves a space in its place, which the strip drops
-    head = split_text(text, budget)[0] if budget > 0 else ""
-    return head.rstrip(" ,，、：:;；") + ellipsis
+    end = used = 0
+    for _, stop, cells in split_graphemes(text)[0]:
+        if used + cells > budget:
+            break
+        used += cells
+        end = stop
+    return text[:end].rstrip(" ,，、：:;；") + ellipsis
 
 
 # --- the terminal gate -------------------------------------------------------------------

@@ -82,6 +82,15 @@ def test_a_cut_never_splits_a_glyph():
     assert fit_cells("投机解码", 8) == "投机解码"
 
 
+def test_a_joiner_or_a_mark_at_either_end_is_measured_and_cut():
+    from rich.cells import cell_len
+
+    for text in ("\u0301abcdef", "\u200dabcdef", "abcdef\u200d", "\ufe0fabcdef"):
+        assert cell_width(text) == cell_len(text) >= 5, repr(text)
+        cut = fit_cells(text, 3)
+        assert cell_width(cut) <= 3 and text.startswith(cut.removesuffix("…")), repr(cut)
+
+
 def test_a_row_with_an_emoji_sequence_fills_its_width():
     from textual.content import Content
     from topiclens.tui.display import fit_line
