@@ -37,14 +37,23 @@ def cell_width(text: str) -> int:
     return cell_len(text)
 
 
+# code points one cell may take in text a person wrote (an emoji sequence joined by ZWJ
+# takes 3.5); fit_cells looks no further than this many per cell of the width
+CHARS_A_CELL = 8
+
+
 def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
     """Cut ``text`` to at most ``width`` terminal cells, ending with ``ellipsis`` if cut;
-    never inside a glyph."""
-    if cell_len(text) <= width:
+    never inside a glyph. Reads only as far as the cut: a 50 MB title costs what its
+    first line of cells does."""
+    if len(text) <= width // 2:  # at most two cells a character: it fits
+        return text
+    head = text[: CHARS_A_CELL * (width + 1)]
+    if len(head) == len(text) and cell_len(text) <= width:
         return text
     budget = width - cell_len(ellipsis)
     end = used = 0
-    for _, stop, cells in split_graphemes(text)[0]:
+    for _, stop, cells in split_graphemes(head)[0]:
         if used + cells > budget:
             break
         used += cells

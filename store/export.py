@@ -88,6 +88,7 @@ CSV_COLUMNS: tuple[str, ...] = (
 def collect(store: Store, *, topic_id: int | None = None) -> list[ExportGroup]:
     """Bookmarks grouped by topic, in the reader's topic order (largest first), bookmarks
     without a topic last under "Unsorted"; inside a group, in the order they were made.
+    A bookmark made from a topic the entry is only also listed under is filed there.
     With ``topic_id``, only that topic's bookmarks (ExportError if there is no such topic)."""
     topics = store.topics()
     names = {t.id: t.name for t in topics}
@@ -100,7 +101,9 @@ def collect(store: Store, *, topic_id: int | None = None) -> list[ExportGroup]:
     }
     if topic_id is None:
         groups[None] = ExportGroup(None, UNSORTED)
-    assigned = store.bookmark_topic_ids()
+    # under the topic it was bookmarked from (an "also" topic of the entry, say), not
+    # under both: a bookmark is one record (a backup restores it once) and one count
+    assigned = store.bookmark_filed_topics()
     for b in bookmarks:
         entry = entries.get(b.entry_id)
         if entry is None:  # cannot happen with foreign keys on; never export half a record
@@ -136,10 +139,12 @@ def render_json(doc: ExportContent) -> bytes:
                 "bookmarked_at": i.bookmark.created_at,
                 "bookmarked": time_text(i.bookmark.created_at),
                 "note": i.bookmark.note,
+                "from_topic": doc.from_topics.get(i.entry.id),
             }
             for i in items
         ],
     }
+    data.update(doc.views)  # saved searches and mute rules: topiclens import puts them back
     if doc.notes:
         # notes kept on entries that are no longer bookmarked: restored as notes only
         data["notes"] = [
@@ -243,6 +248,14 @@ FORMATS: tuple[ExportFormat, ...] = (
 )
 
 
+def format_for_path(path: str | Path) -> ExportFormat | None:
+    """The format whose extension ends ``path`` (any letter case; ``.htm`` and
+    ``.markdown`` too), None when none does: the reader's dialog and ``-o`` choose by it."""
+    suffix = Path(path).suffix.lower()
+    suffix = {".htm": ".html", ".markdown": ".md"}.get(suffix, suffix)
+    return next((f for f in FORMATS if f.extension == suffix), None)
+
+
 def format_names() -> tuple[str, ...]:
     return tuple(f.name for f in FORMATS)
 
@@ -281,8 +294,29 @@ def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocum
     corrections = None
     if topic_id is None and store.has_corrections():
         corrections = store.corrections().to_json()
-    content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC), notes, corrections)
+    views = views_json(store) if topic_id is None else {}
+    now = _dt.datetime.now(_dt.UTC)
+    content = ExportContent(
+        groups, topic_name, now, notes, corrections, views, store.bookmark_from_topics()
+    )
     return ExportDocument(renderer(content), content.count, problems(groups))
+
+
+def views_json(store: Store) -> dict[str, Any]:
+    """The saved searches and mute rules as a JSON export keeps them (keys left out when
+    there are none, so an export of a store without them is as it was)."""
+    views: dict[str, Any] = {}
+    searches = store.saved_searches()
+    if searches:
+        views["saved_searches"] = [
+            {"name": s.name, "query": s.query, "created_at": s.created_at} for s in searches
+        ]
+    rules = store.mute_rules()
+    if rules:
+        views["mute_rules"] = [
+            {"kind": r.kind, "value": r.value, "created_at": r.created_at} for r in rules
+        ]
+    return views
 
 
 def render(store: Store, fmt: str, *, topic_id: int | None = None) -> bytes:

@@ -51,14 +51,24 @@ def _h_lines(lines: list[str]) -> str:
     return "<br>".join(html.escape(line, quote=True) for line in lines)
 
 
-def _html_item(i: ExportItem, out: list[str]) -> None:
+def page_language(langs: list[str]) -> str:
+    """The page's ``lang``: the language most of its entries are in, zh or en (a mixed
+    entry counts for neither; a tie, or none, is en, the language of the page's own
+    words). Never "mul": a browser picks fonts and hyphenation by it."""
+    zh, en = langs.count("zh"), langs.count("en")
+    return "zh" if zh > en else "en"
+
+
+def _html_item(i: ExportItem, out: list[str], page_lang: str) -> None:
     e = i.entry
     title = _h(e.title)
     url = link_url(e.url)
     if url:
         title = f'<a href="{_h(url)}" rel="noopener noreferrer">{title}</a>'
     eid = _h(e.id)
-    out.append(f'<article id="e-{eid}" data-id="{eid}">')
+    # an entry in the page's other language says so, for its fonts and line breaking
+    lang = f' lang="{e.lang}"' if e.lang in ("zh", "en") and e.lang != page_lang else ""
+    out.append(f'<article id="e-{eid}" data-id="{eid}"{lang}>')
     out.append(f"<h3>{title}</h3>")
     meta = []
     if e.source:
@@ -87,8 +97,7 @@ def _html_item(i: ExportItem, out: list[str]) -> None:
 
 def render_html(doc: ExportContent) -> bytes:
     groups, total, title = doc.groups, doc.count, doc.title()
-    langs = {i.entry.lang for g in groups for i in g.items} or {"en"}
-    lang = langs.pop() if len(langs) == 1 and langs <= {"en", "zh"} else "mul"
+    lang = page_language([i.entry.lang for g in groups for i in g.items])
     noun = "bookmark" if total == 1 else "bookmarks"
     out = [
         "<!DOCTYPE html>",
@@ -118,7 +127,7 @@ def render_html(doc: ExportContent) -> bytes:
         out.append(f'<section id="topic-{n}" data-topic-id="{tid}">')
         out.append(f"<h2>{_h(g.name)}</h2>")
         for i in g.items:
-            _html_item(i, out)
+            _html_item(i, out, lang)
         out.append("</section>")
     if not groups:
         out.append("<p>No bookmarks yet: press <kbd>b</kbd> in the reader to keep an entry.</p>")

@@ -46,6 +46,10 @@ class ExportContent:
     notes: list[tuple[Entry, Note]] = field(default_factory=list)
     # the reader's corrections to the topics (a whole JSON export keeps them)
     corrections: dict[str, Any] | None = None
+    # saved searches and mute rules, by key (a whole JSON export keeps them)
+    views: dict[str, Any] = field(default_factory=dict)
+    # bookmarked entry id -> the topic it was bookmarked from (a JSON export keeps it)
+    from_topics: dict[str, int] = field(default_factory=dict)
 
     @property
     def count(self) -> int:

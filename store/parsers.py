@@ -43,6 +43,7 @@ NOISE_WORDS = ("评论", "点赞", "收藏")
 _NOISE_PREFIX = re.compile(rf"^(?:{'|'.join(NOISE_WORDS)})+\s*")
 _DATEISH = re.compile(r"^\d{2,4}[/-]\d{1,2}(?:[/-]\d{1,4})?$")
 _SENTENCE_PUNCT = re.compile(r"[，。；！？、：]")
+_JSON_KEY = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:')  # how a JSON object's line begins
 HEADER_MAX_CELLS = 100
 # derive_title reads at most the first three clauses and keeps at most TITLE_MAX_CHARS: the
 # first 2,000 characters give the same title, and a megabyte-long summary is not read whole
@@ -106,9 +107,14 @@ def choose_format(lines: Sequence[Line]) -> tuple[str, str | None]:
     if not body:
         return "empty", None
     objects = sum(1 for text in body[:30] if text.lstrip().startswith("{"))
+    keyed = sum(1 for text in body[:30] if _JSON_KEY.match(text))
     # JSON Lines: half the lines look like objects and one really is (even when a stray
-    # line comes first); a listing title that merely starts with "{" is no JSON
-    if objects >= 0.5 * len(body[:30]) and any(map(is_object, body[:30])):
+    # line comes first), or half begin as an object's first key does ({"title": ...),
+    # which no digest or listing line does: a file of JSON Lines that all fail is read as
+    # one, so each line's problem is said; a listing title that merely starts with "{"
+    # is no JSON
+    head = len(body[:30])
+    if objects >= 0.5 * head and (keyed >= 0.5 * head or any(map(is_object, body[:30]))):
         return "jsonl", None
     sample = body[:90]
     candidates = sample[0::3]

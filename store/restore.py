@@ -15,7 +15,6 @@ bad one is refused as ``file:line: note N: what is wrong`` (the line of ``notes`
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import re
@@ -27,9 +26,11 @@ from typing import Any
 import orjson
 
 from . import bookmarks, corrections, entries
+from . import restore_views as views
 from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
 from .jsonvalues import INT_MAX, MAX_DEPTH, Invalid, depth, is_huge_int, kind, leaves, too_deep
+from .jsonvalues import seconds as _bookmarked_at
 from .models import Bookmark, Entry, ImportReport, Problem
 from .reading import BOM, read_source
 
@@ -56,6 +57,8 @@ class RestoreReport(ImportReport):
     bookmarks_unchanged: int = 0
     notes_restored: int = 0  # notes on entries not bookmarked, given back their text
     corrections_restored: int = 0  # topic corrections and pins (store/corrections.py)
+    searches_restored: int = 0  # saved searches added or given back their query
+    mute_rules_restored: int = 0  # mute rules added
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,7 @@ class RestoreItem:
     entry: Entry
     bookmark: Bookmark  # for a note alone, its time and text
     bookmarked: bool = True  # False: a note kept on an entry that is not bookmarked
+    from_topic: object = views.MISSING  # the topic it was bookmarked from, when said
 
 
 def export_marker(data: bytes) -> bool:
@@ -97,30 +101,6 @@ def looks_like_export(path: str | Path) -> bool:
         return export_marker(Path(path).read_bytes())
     except OSError:
         return False
-
-
-# The latest time an export can show (9999-12-31T23:59:59Z): beyond it, every later
-# export would fail to render the bookmark.
-LATEST_SECONDS = 253_402_300_799
-
-
-def _bookmarked_at(when: Any, key: str = "bookmarked_at") -> float:
-    if (
-        isinstance(when, bool)
-        or not isinstance(when, int | float)
-        or not math.isfinite(when)
-        or when < 0
-    ):
-        raise Invalid(f"{key!r} must be a time in seconds, not {when!r}")
-    if when > LATEST_SECONDS:
-        if when / 1000 <= LATEST_SECONDS:
-            moment = _dt.datetime.fromtimestamp(when / 1000, _dt.UTC).strftime("%Y-%m-%d")
-            raise Invalid(
-                f"{key!r} {when!r} looks like milliseconds ({moment} if so); an "
-                "export holds seconds since 1970: divide it by 1000 and import again"
-            )
-        raise Invalid(f"{key!r} {when!r} is too far in the future to be a time")
-    return float(when)
 
 
 def _exact_int(digits: str) -> int:
@@ -173,7 +153,7 @@ def _item(obj: Any, exact: bool, bookmarked: bool = True) -> RestoreItem:
         note = ""
     if not isinstance(note, str):
         raise Invalid(f"'note' must be a string, not {kind(note)}")
-    return RestoreItem(entry, Bookmark(entry.id, when, note), bookmarked)
+    return RestoreItem(entry, Bookmark(entry.id, when, note), bookmarked, views.from_topic(obj))
 
 
 def _layout(text: str, upto: int | None = None) -> tuple[dict[str, int], list[int]]:
@@ -371,7 +351,9 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
             if not item.bookmarked:
                 b = item.bookmark
                 report.notes_restored += bookmarks.put_note(conn, b.entry_id, b.note, b.created_at)
-            elif bookmarks.put_exact(conn, item.bookmark):
+            elif bookmarks.put_exact(conn, item.bookmark) | views.put_from_topic(
+                conn, item.entry.id, item.from_topic
+            ):
                 report.bookmarks_restored += 1
             else:
                 report.bookmarks_unchanged += 1
@@ -386,6 +368,10 @@ def restore_data(store: Store, data: bytes, display: str) -> RestoreReport:
     report = restore_items(store, items) if items else RestoreReport()
     report.corrections_restored, problem = corrections.restore(store, data, display)
     problems += [problem] if problem else []
+    report.searches_restored, report.mute_rules_restored, wrong = views.restore(
+        store, data, display
+    )
+    problems += wrong
     report.rejected = len(problems)
     report.problems = problems
     return report

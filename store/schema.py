@@ -32,6 +32,20 @@ TOPIC_LIST_FILL = """
     FROM topic_assignments a JOIN entries e ON e.id = a.entry_id
 """
 
+
+def mute_match(entry: str) -> str:
+    """SQL true when the mute rule ``r`` mutes the entry row ``entry`` (an alias or
+    ``new``): a source rule when the source is its text in any ASCII letter case; a words
+    rule when the title or the summary holds each of its words (lower-cased, as SQLite's
+    lower() does: ASCII letters only). Feed rules are matched when read (store/mute.py):
+    the feed column is another migration's."""
+    return (
+        f"((r.kind = 'source' AND lower({entry}.source) = r.match) "
+        "OR (r.kind = 'words' AND NOT EXISTS (SELECT 1 FROM json_each(r.match) w "
+        f"WHERE instr(lower({entry}.title || char(10) || {entry}.summary), w.value) = 0)))"
+    )
+
+
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first schema
     """
@@ -237,6 +251,63 @@ MIGRATIONS: tuple[str, ...] = (
         generation INTEGER NOT NULL,
         before     TEXT NOT NULL
     );
+    """,
+    # 10: daily use. A trash: each deleted entry's rows as JSON (store/deleting.py), so a
+    # deletion can be undone after a restart. The topic a bookmark was made from. The
+    # marks of "mark everything read", so undo can take one back. Saved searches and mute
+    # rules (store/saved.py, store/mute.py); the entries a words or source rule mutes are
+    # kept in muted_entries by triggers, on every path an entry is written by.
+    """
+    CREATE TABLE trash (
+        id         INTEGER PRIMARY KEY,
+        entry_id   TEXT NOT NULL,
+        title      TEXT NOT NULL,
+        deleted_at REAL NOT NULL,
+        rows       TEXT NOT NULL
+    );
+    CREATE INDEX trash_entry ON trash(entry_id);
+    ALTER TABLE bookmarks ADD COLUMN topic_id INTEGER;
+    CREATE TABLE read_marks (
+        id      INTEGER PRIMARY KEY,
+        made_at REAL NOT NULL,
+        entries TEXT NOT NULL
+    );
+    CREATE TABLE saved_searches (
+        name       TEXT PRIMARY KEY,
+        query      TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE mute_rules (
+        id         INTEGER PRIMARY KEY,
+        kind       TEXT NOT NULL CHECK (kind IN ('words', 'source', 'feed')),
+        value      TEXT NOT NULL,
+        match      TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        UNIQUE (kind, match)
+    );
+    CREATE TABLE muted_entries (
+        entry_id TEXT NOT NULL,
+        rule_id  INTEGER NOT NULL REFERENCES mute_rules(id) ON DELETE CASCADE,
+        PRIMARY KEY (entry_id, rule_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX muted_entries_rule ON muted_entries(rule_id);
+    CREATE TRIGGER entries_muted AFTER INSERT ON entries BEGIN
+        INSERT OR IGNORE INTO muted_entries(entry_id, rule_id)
+        SELECT new.id, r.id FROM mute_rules r WHERE """
+    + mute_match("new")
+    + """;
+    END;
+    CREATE TRIGGER entries_muted_again AFTER UPDATE OF title, summary, source ON entries
+    BEGIN
+        DELETE FROM muted_entries WHERE entry_id = old.id;
+        INSERT OR IGNORE INTO muted_entries(entry_id, rule_id)
+        SELECT new.id, r.id FROM mute_rules r WHERE """
+    + mute_match("new")
+    + """;
+    END;
+    CREATE TRIGGER entries_unmuted AFTER DELETE ON entries BEGIN
+        DELETE FROM muted_entries WHERE entry_id = old.id;
+    END;
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -219,6 +219,33 @@ def test_hostile_files_import_their_good_entries_exactly(store, name, fmt, expec
             assert needle in stored, needle
 
 
+@pytest.mark.parametrize("name", sorted(CORPUS.MORE))
+def test_line_ends_and_one_line_files_are_read_for_what_they_are(store, name):
+    from topiclens.store.importer import import_file
+    from topiclens.store.parsers import parse_file
+
+    path = HOSTILE / name
+    write, fmt, new, problems = CORPUS.MORE[name]
+    assert path.read_bytes() == write()
+    assert parse_file(path).format == fmt
+    report = import_file(store, path)
+    assert report.new == new and report.rejected == len(problems), report.problems
+    for problem, (line, fragment) in zip(report.problems, problems, strict=True):
+        assert problem.line == line and fragment in problem.message, problem
+        assert "truncated entry" not in problem.message
+        assert "beyond 64 bits" not in problem.message
+
+
+def test_cr_line_ends_give_the_entries_of_lf_line_ends(store, tmp_path):
+    from topiclens.store.parsers import parse_file
+
+    lf = tmp_path / "lf.txt"
+    lf.write_bytes(CORPUS.cr_digest().replace(b"\r", b"\n"))
+    by_cr, by_lf = parse_file(HOSTILE / "hostile_cr.txt"), parse_file(lf)
+    assert [e.id for e in by_cr.entries] == [e.id for e in by_lf.entries]
+    assert [e.origin_line for e in by_cr.entries] == [1, 4]
+
+
 def test_hostile_json_lines_are_stored_as_written(store):
     from topiclens.store.importer import import_file
 

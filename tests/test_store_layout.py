@@ -23,8 +23,17 @@ from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-# a store of schema 9 made back into schema 8: no corrections
-SCHEMA_8 = "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
+# a store of schema 10 made back into schema 9: no trash, bookmark topics, read marks,
+# saved searches or mute rules
+SCHEMA_9 = (
+    "DROP TRIGGER entries_muted; DROP TRIGGER entries_muted_again; DROP TRIGGER entries_unmuted;"
+    "DROP TABLE muted_entries; DROP TABLE mute_rules; DROP TABLE saved_searches;"
+    "DROP TABLE read_marks; DROP TABLE trash; ALTER TABLE bookmarks DROP COLUMN topic_id;"
+)
+# ... and back into schema 8: no corrections
+SCHEMA_8 = (
+    SCHEMA_9 + "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
+)
 # ... and back into schema 7: notes inside the bookmark rows
 SCHEMA_7 = (
     SCHEMA_8 + "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
