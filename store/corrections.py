@@ -1,6 +1,6 @@
 """The reader's corrections to the topics, as data: what is in force, each correction
-written in one transaction, the log that undo walks back (:func:`undo_last`), and the
-corrections a JSON export carries, put back by a restore.
+written in one transaction, and the log that undo walks back (:mod:`.correction_log`, a
+module of its own as every store module stays under 400 lines).
 
 - ``topic_corrections``: a topic the user shaped (``origin``: "merge", "split", "terms"
   for one made from search terms, "hide" for one only hidden, "pin" for one the user
@@ -19,7 +19,7 @@ corrections a JSON export carries, put back by a restore.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -27,14 +27,21 @@ import orjson
 
 from .bounds import check_name
 from .connection import Database
+from .correction_log import (
+    CORRECTION_ROW,
+    generation,
+    relist,
+    resize,
+    snapshot,
+)
+from .correction_log import (
+    rows as select_in,
+)
 from .models import Problem, Topic
 from .reading import BOM
-from .schema import TOPIC_LIST_FILL
 from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW, Assignments, topic_values
 
 LOG_KEPT = 200  # corrections undo can walk back
-GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
-CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
 
 ORIGINS = ("merge", "split", "terms", "hide", "pin")
 
@@ -124,73 +131,6 @@ class Plan:
     drop_corrections: list[int] = field(default_factory=list)
     pins: dict[str, int] = field(default_factory=dict)
     unpin: list[str] = field(default_factory=list)
-
-
-# --- rows -------------------------------------------------------------------------------
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values)) or "NULL"
-
-
-def select_in(conn: Any, sql: str, keys: Sequence[Any]) -> list[Any]:
-    """``sql`` (with one ``IN ({})``) over ``keys``, in chunks SQLite accepts."""
-    out: list[Any] = []
-    keys = list(keys)
-    for i in range(0, len(keys), 500):
-        part = keys[i : i + 500]
-        out.extend(conn.execute(sql.format(_marks(part)), part).fetchall())
-    return out
-
-
-def snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, Any]:
-    """The rows a correction touching ``topic_ids`` and ``entry_ids`` may change, as they
-    are now (None: no row)."""
-    topics: dict[str, Any] = {str(t): None for t in topic_ids}
-    for row in select_in(conn, f"SELECT {TOPIC_ROW} FROM topics WHERE id IN ({{}})", topic_ids):
-        topics[str(row[0])] = list(row)
-    assign: dict[str, Any] = dict.fromkeys(entry_ids)
-    sql = "SELECT entry_id, topic_id, score, terms, similar FROM topic_assignments "
-    for row in select_in(conn, sql + "WHERE entry_id IN ({})", entry_ids):
-        assign[row[0]] = list(row[1:])
-    corr: dict[str, Any] = {str(t): None for t in topic_ids}
-    sql = f"SELECT {CORRECTION_ROW} FROM topic_corrections WHERE topic_id IN ({{}})"
-    for row in select_in(conn, sql, topic_ids):
-        corr[str(row[0])] = list(row)
-    pins: dict[str, Any] = dict.fromkeys(entry_ids)
-    sql = "SELECT entry_id, topic_id, pinned_at FROM entry_pins WHERE entry_id IN ({})"
-    for row in select_in(conn, sql, entry_ids):
-        pins[row[0]] = list(row[1:])
-    sql = "SELECT entry_id, topic_id, score FROM topic_also WHERE "
-    also = {tuple(r) for r in select_in(conn, sql + "entry_id IN ({})", entry_ids)}
-    also |= {tuple(r) for r in select_in(conn, sql + "topic_id IN ({})", topic_ids)}
-    return {"topics": topics, "assign": assign, "corr": corr, "pins": pins, "also": sorted(also)}
-
-
-def generation(conn: Any) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (GENERATION,)).fetchone()
-    return int(row[0]) if row else 0
-
-
-def relist(conn: Any, entry_ids: Iterable[str]) -> None:
-    """Rewrite the reader's list rows of ``entry_ids`` from their assignments, and drop
-    any also row that names an entry's own topic."""
-    rows = [(eid,) for eid in entry_ids]
-    conn.executemany("DELETE FROM topic_list WHERE entry_id = ?", rows)
-    conn.executemany(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", rows)
-    conn.executemany(
-        "DELETE FROM topic_also WHERE entry_id = ? AND topic_id = "
-        "(SELECT topic_id FROM topic_assignments WHERE entry_id = topic_also.entry_id)",
-        rows,
-    )
-
-
-def resize(conn: Any, topic_ids: Iterable[int]) -> None:
-    conn.executemany(
-        "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
-        "WHERE a.topic_id = topics.id) WHERE id = ?",
-        [(t,) for t in topic_ids],
-    )
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -366,96 +306,6 @@ def put(db: Database, corr: Corrections) -> int:
                 (str(max(ids)),),
             )
     return len(corr.topics) + len(pins)
-
-
-# --- undo: the log walked back ----------------------------------------------------------
-
-
-class Undone(NamedTuple):
-    message: str  # the message of the correction taken back
-    topic_id: int | None
-    topics_restored: bool  # False: a re-cluster came since; the topics follow at the next
-
-
-def undo_last(db: Database) -> Undone | None:
-    """Take the last correction back, in one transaction; None when the log is empty."""
-    with db.write() as conn:
-        row = conn.execute(
-            "SELECT id, message, topic_id, generation, before FROM correction_log "
-            "ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        if row is None:
-            return None
-        log_id, message, topic_id, made_in, blob = row
-        before = orjson.loads(blob)
-        same = made_in == generation(conn)
-        for key, value in before["corr"].items():
-            conn.execute("DELETE FROM topic_corrections WHERE topic_id = ?", (int(key),))
-            if value is not None:
-                conn.execute(
-                    f"INSERT INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
-                    value,
-                )
-        # entries deleted since have nothing left to put back
-        known = {
-            e for (e,) in select_in(conn, "SELECT id FROM entries WHERE id IN ({})", before["pins"])
-        }
-        for eid, value in before["pins"].items():
-            conn.execute("DELETE FROM entry_pins WHERE entry_id = ?", (eid,))
-            if value is not None and eid in known:
-                conn.execute(
-                    "INSERT INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
-                    (eid, *value),
-                )
-        if same:
-            _restore_topics(conn, before)
-        else:  # the names the topics had, on those still there; a name it gave, gone
-            conn.executemany(
-                "UPDATE topics SET name = ?, user_named = ? WHERE id = ?",
-                [(v[1], v[2], v[0]) for v in before["topics"].values() if v is not None],
-            )
-            made = [(int(t),) for t, v in before["topics"].items() if v is None]
-            conn.executemany("UPDATE topics SET user_named = 0 WHERE id = ?", made)
-        conn.execute("DELETE FROM correction_log WHERE id = ?", (log_id,))
-    return Undone(message, topic_id, same)
-
-
-def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
-    """Put the topics, assignments and also rows of a snapshot back."""
-    for value in before["topics"].values():
-        if value is not None:
-            conn.execute(
-                f"INSERT INTO topics({TOPIC_ROW}) VALUES ({TOPIC_MARKS}) "
-                "ON CONFLICT(id) DO UPDATE SET name = excluded.name, "
-                "user_named = excluded.user_named, anchor = excluded.anchor, "
-                "keywords = excluded.keywords, cohesion = excluded.cohesion, "
-                "mixed = excluded.mixed",
-                value,
-            )
-    sql = "SELECT id FROM entries WHERE id IN ({})"
-    known = {e for (e,) in select_in(conn, sql, before["assign"])}
-    for eid, value in before["assign"].items():
-        if value is None:
-            conn.execute("DELETE FROM topic_assignments WHERE entry_id = ?", (eid,))
-        elif eid in known:
-            conn.execute(INSERT_ASSIGNMENT, (eid, *value))
-    topic_ids = [int(t) for t in before["topics"]]
-    gone = [t for t in topic_ids if before["topics"][str(t)] is None]
-    conn.executemany("DELETE FROM topics WHERE id = ?", [(t,) for t in gone])
-    relist(conn, before["assign"])
-    entry_ids = list(before["assign"])
-    select_in(conn, "DELETE FROM topic_also WHERE entry_id IN ({}) RETURNING 1", entry_ids)
-    select_in(conn, "DELETE FROM topic_also WHERE topic_id IN ({}) RETURNING 1", topic_ids)
-    conn.executemany(
-        "INSERT OR IGNORE INTO topic_also(entry_id, topic_id, score) "
-        "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM topics WHERE id = ?2) "
-        "AND EXISTS (SELECT 1 FROM entries WHERE id = ?1)",
-        [tuple(r) for r in before["also"]],
-    )
-    resize(conn, topic_ids)
-
-
-# --- restoring from an export -----------------------------------------------------------
 
 
 def from_json(value: Any) -> Corrections:

@@ -35,6 +35,7 @@ from .tokens import TokenCache, TokenRow
 from .topics import Also, Assignments, Similar
 
 if TYPE_CHECKING:
+    from . import correction_log as _log
     from . import corrections as _corrections
     from .deleting import DeletedEntry
 
@@ -291,11 +292,11 @@ class Store(DailyFacade):
 
         _corrections.apply(self, plan)
 
-    def undo_correction(self) -> _corrections.Undone | None:
+    def undo_correction(self) -> _log.Undone | None:
         """Take the last logged correction back (None: the log is empty)."""
-        from . import corrections as _corrections
+        from . import correction_log as _log
 
-        return _corrections.undo_last(self)
+        return _log.undo_last(self)
 
     def forget_corrections(self, topic_ids: Sequence[int]) -> None:
         """Drop the shaped-topic rows of ``topic_ids`` (unlogged: a re-cluster found them

@@ -1,0 +1,165 @@
+"""The log of corrections that undo walks back: each correction's rows as they were
+before it (:func:`snapshot`), put back by :func:`undo_last`; and the row helpers the
+corrections share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+import orjson
+
+from .connection import Database
+from .schema import TOPIC_LIST_FILL
+from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW
+
+GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
+CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values)) or "NULL"
+
+
+def rows(conn: Any, sql: str, keys: Sequence[Any]) -> list[Any]:
+    """``sql`` (with one ``IN ({})``) over ``keys``, in chunks SQLite accepts."""
+    out: list[Any] = []
+    keys = list(keys)
+    for i in range(0, len(keys), 500):
+        part = keys[i : i + 500]
+        out.extend(conn.execute(sql.format(_marks(part)), part).fetchall())
+    return out
+
+
+def snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, Any]:
+    """The rows a correction touching ``topic_ids`` and ``entry_ids`` may change, as they
+    are now (None: no row)."""
+    topics: dict[str, Any] = {str(t): None for t in topic_ids}
+    for row in rows(conn, f"SELECT {TOPIC_ROW} FROM topics WHERE id IN ({{}})", topic_ids):
+        topics[str(row[0])] = list(row)
+    assign: dict[str, Any] = dict.fromkeys(entry_ids)
+    sql = "SELECT entry_id, topic_id, score, terms, similar FROM topic_assignments "
+    for row in rows(conn, sql + "WHERE entry_id IN ({})", entry_ids):
+        assign[row[0]] = list(row[1:])
+    corr: dict[str, Any] = {str(t): None for t in topic_ids}
+    sql = f"SELECT {CORRECTION_ROW} FROM topic_corrections WHERE topic_id IN ({{}})"
+    for row in rows(conn, sql, topic_ids):
+        corr[str(row[0])] = list(row)
+    pins: dict[str, Any] = dict.fromkeys(entry_ids)
+    sql = "SELECT entry_id, topic_id, pinned_at FROM entry_pins WHERE entry_id IN ({})"
+    for row in rows(conn, sql, entry_ids):
+        pins[row[0]] = list(row[1:])
+    sql = "SELECT entry_id, topic_id, score FROM topic_also WHERE "
+    also = {tuple(r) for r in rows(conn, sql + "entry_id IN ({})", entry_ids)}
+    also |= {tuple(r) for r in rows(conn, sql + "topic_id IN ({})", topic_ids)}
+    return {"topics": topics, "assign": assign, "corr": corr, "pins": pins, "also": sorted(also)}
+
+
+def generation(conn: Any) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (GENERATION,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def relist(conn: Any, entry_ids: Iterable[str]) -> None:
+    """Rewrite the reader's list rows of ``entry_ids`` from their assignments, and drop
+    any also row that names an entry's own topic."""
+    rows = [(eid,) for eid in entry_ids]
+    conn.executemany("DELETE FROM topic_list WHERE entry_id = ?", rows)
+    conn.executemany(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", rows)
+    conn.executemany(
+        "DELETE FROM topic_also WHERE entry_id = ? AND topic_id = "
+        "(SELECT topic_id FROM topic_assignments WHERE entry_id = topic_also.entry_id)",
+        rows,
+    )
+
+
+def resize(conn: Any, topic_ids: Iterable[int]) -> None:
+    conn.executemany(
+        "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
+        "WHERE a.topic_id = topics.id) WHERE id = ?",
+        [(t,) for t in topic_ids],
+    )
+
+
+class Undone(NamedTuple):
+    message: str  # the message of the correction taken back
+    topic_id: int | None
+    topics_restored: bool  # False: a re-cluster came since; the topics follow at the next
+
+
+def undo_last(db: Database) -> Undone | None:
+    """Take the last correction back, in one transaction; None when the log is empty."""
+    with db.write() as conn:
+        row = conn.execute(
+            "SELECT id, message, topic_id, generation, before FROM correction_log "
+            "ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return None
+        log_id, message, topic_id, made_in, blob = row
+        before = orjson.loads(blob)
+        same = made_in == generation(conn)
+        for key, value in before["corr"].items():
+            conn.execute("DELETE FROM topic_corrections WHERE topic_id = ?", (int(key),))
+            if value is not None:
+                conn.execute(
+                    f"INSERT INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
+                    value,
+                )
+        # entries deleted since have nothing left to put back
+        known = {
+            e for (e,) in rows(conn, "SELECT id FROM entries WHERE id IN ({})", before["pins"])
+        }
+        for eid, value in before["pins"].items():
+            conn.execute("DELETE FROM entry_pins WHERE entry_id = ?", (eid,))
+            if value is not None and eid in known:
+                conn.execute(
+                    "INSERT INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
+                    (eid, *value),
+                )
+        if same:
+            _restore_topics(conn, before)
+        else:  # the names the topics had, on those still there; a name it gave, gone
+            conn.executemany(
+                "UPDATE topics SET name = ?, user_named = ? WHERE id = ?",
+                [(v[1], v[2], v[0]) for v in before["topics"].values() if v is not None],
+            )
+            made = [(int(t),) for t, v in before["topics"].items() if v is None]
+            conn.executemany("UPDATE topics SET user_named = 0 WHERE id = ?", made)
+        conn.execute("DELETE FROM correction_log WHERE id = ?", (log_id,))
+    return Undone(message, topic_id, same)
+
+
+def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
+    """Put the topics, assignments and also rows of a snapshot back."""
+    for value in before["topics"].values():
+        if value is not None:
+            conn.execute(
+                f"INSERT INTO topics({TOPIC_ROW}) VALUES ({TOPIC_MARKS}) "
+                "ON CONFLICT(id) DO UPDATE SET name = excluded.name, "
+                "user_named = excluded.user_named, anchor = excluded.anchor, "
+                "keywords = excluded.keywords, cohesion = excluded.cohesion, "
+                "mixed = excluded.mixed",
+                value,
+            )
+    sql = "SELECT id FROM entries WHERE id IN ({})"
+    known = {e for (e,) in rows(conn, sql, before["assign"])}
+    for eid, value in before["assign"].items():
+        if value is None:
+            conn.execute("DELETE FROM topic_assignments WHERE entry_id = ?", (eid,))
+        elif eid in known:
+            conn.execute(INSERT_ASSIGNMENT, (eid, *value))
+    topic_ids = [int(t) for t in before["topics"]]
+    gone = [t for t in topic_ids if before["topics"][str(t)] is None]
+    conn.executemany("DELETE FROM topics WHERE id = ?", [(t,) for t in gone])
+    relist(conn, before["assign"])
+    entry_ids = list(before["assign"])
+    rows(conn, "DELETE FROM topic_also WHERE entry_id IN ({}) RETURNING 1", entry_ids)
+    rows(conn, "DELETE FROM topic_also WHERE topic_id IN ({}) RETURNING 1", topic_ids)
+    conn.executemany(
+        "INSERT OR IGNORE INTO topic_also(entry_id, topic_id, score) "
+        "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM topics WHERE id = ?2) "
+        "AND EXISTS (SELECT 1 FROM entries WHERE id = ?1)",
+        [tuple(r) for r in before["also"]],
+    )
+    resize(conn, topic_ids)
