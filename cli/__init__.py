@@ -29,6 +29,8 @@ EPILOG = f"""\
 examples:
   topiclens                          open the reader
   topiclens import digest.txt        add entries from a digest, listing or JSON Lines file
+  topiclens feed add URL             subscribe to a feed (RSS, Atom, JSON Feed)
+  topiclens refresh                  fetch every feed; new entries join their topics
   cat f.jsonl | topiclens import -   the same from standard input
   topiclens entries --json           every entry as JSON
   topiclens export --format html     your bookmarks as one HTML page
@@ -120,8 +122,8 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     p = add(
         "import",
         c.cmd_import,
-        "import digest, listing or JSON Lines files into the store, or restore the "
-        "bookmarks of a JSON export",
+        "import digest, listing, JSON Lines or feed (RSS, Atom, JSON Feed) files into the "
+        "store, or restore the bookmarks of a JSON export",
     )
     p.add_argument(
         "paths",
@@ -311,6 +313,10 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
 
     entry_commands.register(sub)
     view_commands.register(sub)
+    # --- feed and refresh: subscriptions and fetching them
+    from . import feed_commands as fc
+
+    fc.declare(add, whole_number(1, MAX_ID, "a feed id"))
 
     return parser
 

@@ -6,7 +6,9 @@ layer, each delegating to the module of its concern:
 - :mod:`.errors`: SQLite errors turned into advice (:class:`StoreError`);
 - :mod:`.entries`: entries; :mod:`.bookmarks`: bookmarks, notes and read state;
 - :mod:`.topics`: topics, assignments and the fitted model; :mod:`.tokens`: the token
-  cache; :mod:`.queries`: the reader's light rows and counts.
+  cache; :mod:`.queries`: the reader's light rows and counts;
+- :mod:`.feeds`, :mod:`.feed_entries`, :mod:`.content`: feeds, their entries and entries'
+  whole contents (their methods are in :class:`.feed_facade.FeedsFacade`).
 
 One file in the data directory, WAL mode, a schema version with forward migrations, a
 busy timeout so a second process waits instead of failing, and one transaction per import.
@@ -28,6 +30,7 @@ from . import topics as _topics
 from .connection import STORE_FILENAME
 from .daily_facade import DailyFacade
 from .errors import BUSY_TIMEOUT_MS, RETRY_SECONDS, StoreError, explain
+from .feed_facade import FeedsFacade
 from .models import Assignment, Bookmark, Entry, ImportReport, ParseResult, Topic
 from .queries import EntryRow
 from .schema import SCHEMA_VERSION
@@ -50,7 +53,7 @@ __all__ = [
 ]
 
 
-class Store(DailyFacade):
+class Store(DailyFacade, FeedsFacade):
     """A topiclens store. Safe to share between threads (one lock around the connection)
     and between processes (WAL, busy timeout, immediate write transactions)."""
 
@@ -74,7 +77,7 @@ class Store(DailyFacade):
         return _entries.add(self, entries)
 
     def import_result(self, result: ParseResult) -> ImportReport:
-        new, known = self.add_entries(result.entries)
+        new, known = _entries.add(self, result.entries, result.contents)
         return ImportReport(
             new=len(new),
             known=known,
@@ -96,7 +99,7 @@ class Store(DailyFacade):
 
     def entry_texts(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(id, text) for every entry in import order, or for ``ids`` in that order: what
-        clustering reads (title, summary and comment only)."""
+        clustering reads (title, summary, comment and the start of the content only)."""
         return _entries.texts(self, ids)
 
     def entry_ids(self) -> list[str]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from . import content as _content
 from .bounds import QUERY_MAX_CHARS, QUERY_MAX_WORDS, BoundError, check_query
 from .connection import Database
-from .models import ENTRY_COLUMNS, Entry
+from .models import ENTRY_COLUMNS, Content, Entry
 from .schema import NEWEST_FIRST
 
 _T = TypeVar("_T")
@@ -29,8 +30,11 @@ def insert(conn: sqlite3.Connection, entry: Entry, now: float) -> bool:
     return conn.execute(INSERT_ENTRY, entry.to_row(now)).rowcount > 0
 
 
-def add(db: Database, entries: Iterable[Entry]) -> tuple[list[str], int]:
+def add(
+    db: Database, entries: Iterable[Entry], contents: Mapping[str, Content] | None = None
+) -> tuple[list[str], int]:
     """Insert entries in one transaction; returns (ids that were new, count known).
+    ``contents`` (entry id -> whole content) go in with the new entries they belong to.
 
     Entries are taken a batch at a time: the batch's known ids are looked up in one
     query and its new rows go in with one executemany (100,000 entries in a fraction
@@ -57,6 +61,8 @@ def add(db: Database, entries: Iterable[Entry]) -> tuple[list[str], int]:
                 new.append(e.id)
                 rows.append(e.to_row(now))
             conn.executemany(INSERT_ENTRY, rows)
+        if contents:
+            _content.put_many(conn, {eid: contents[eid] for eid in new if eid in contents})
     return new, known
 
 
@@ -93,9 +99,9 @@ def rows_by_id(
 
 def texts(db: Database, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
     """(id, text) for every entry in import order, or for ``ids`` in that order: what
-    clustering reads. Only the title, summary and comment: never source, category or
-    other metadata."""
-    columns = "id, title, summary, comment"
+    clustering reads (:meth:`Entry.text`). Only the title, summary, comment and the start
+    of the content: never source, category, feed or other metadata."""
+    columns = "id, title, summary, comment, content_start"
     rows = (
         db.query(f"SELECT {columns} FROM entries ORDER BY rowid")
         if ids is None

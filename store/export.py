@@ -134,7 +134,7 @@ def render_json(doc: ExportContent) -> bytes:
         "count": len(items),
         "bookmarks": [
             {
-                "entry": i.entry.to_json(),
+                "entry": entry_json(doc, i.entry),
                 "topic": None if i.topic_id is None else {"id": i.topic_id, "name": i.topic_name},
                 "bookmarked_at": i.bookmark.created_at,
                 "bookmarked": time_text(i.bookmark.created_at),
@@ -148,12 +148,28 @@ def render_json(doc: ExportContent) -> bytes:
     if doc.notes:
         # notes kept on entries that are no longer bookmarked: restored as notes only
         data["notes"] = [
-            {"entry": entry.to_json(), "noted_at": n.noted_at, "note": n.note}
+            {"entry": entry_json(doc, entry), "noted_at": n.noted_at, "note": n.note}
             for entry, n in doc.notes
         ]
     if doc.corrections:
         data["corrections"] = doc.corrections  # topiclens import puts them back
     return json_bytes(data)
+
+
+def entry_json(doc: ExportContent, entry: Entry) -> dict[str, Any]:
+    """An entry as the JSON export holds it: every field, its whole content (as text and
+    as sanitised HTML) and, for a feed's entry, the feed's URL and title, so that a
+    restore into another store finds or remembers the feed."""
+    data = entry.to_json()
+    content = doc.contents.get(entry.id)
+    if content is not None:
+        data["content"] = content.text
+        data["content_html"] = content.html
+    feed = doc.feeds.get(entry.feed_id) if entry.feed_id else None
+    if feed is not None:
+        data["feed_url"] = feed.url
+        data["feed_title"] = feed.display_name
+    return data
 
 
 # orjson escapes only C0 controls; the other characters a terminal acts on (C1 controls,
@@ -295,9 +311,19 @@ def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocum
     if topic_id is None and store.has_corrections():
         corrections = store.corrections().to_json()
     views = views_json(store) if topic_id is None else {}
-    now = _dt.datetime.now(_dt.UTC)
+    entries = [i.entry for g in groups for i in g.items] + [e for e, _ in notes]
+    contents = store.entry_contents([e.id for e in entries])
+    feeds = {fid: f for fid in {e.feed_id for e in entries} if fid and (f := store.feed(fid))}
     content = ExportContent(
-        groups, topic_name, now, notes, corrections, views, store.bookmark_from_topics()
+        groups,
+        topic_name,
+        _dt.datetime.now(_dt.UTC),
+        notes,
+        corrections,
+        views=views,
+        from_topics=store.bookmark_from_topics(),
+        contents=contents,
+        feeds=feeds,
     )
     return ExportDocument(renderer(content), content.count, problems(groups))
 

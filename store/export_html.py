@@ -1,14 +1,17 @@
 """The HTML export: one self-contained page (its own style, no scripts, nothing loaded from
 the network), every value escaped after :func:`topiclens.text.terminal_line` has dropped
-controls."""
+controls. A feed entry's whole content is the one piece of HTML from the data: sanitised
+again here (:func:`~.html_text.sanitize_html`: no script, style, iframe, form, event
+attribute or ``javascript:``/``data:`` link), whatever the store holds."""
 
 from __future__ import annotations
 
 import html
 
-from topiclens.text import terminal_line
+from topiclens.text import terminal_line, terminal_text
 
 from .export_items import ExportContent, ExportItem, link_url, text_lines, time_text
+from .models import Content
 
 _CSS = """\
 :root { color-scheme: light dark; --fg: #1d2021; --muted: #5c6370; --bg: #fdfdfb;
@@ -38,6 +41,12 @@ blockquote { margin: .6rem 0; padding: .4rem .8rem; background: var(--quote);
 .note { border-left: 3px solid var(--accent); padding-left: .8rem; }
 .note b { color: var(--accent); }
 code { font-size: .8rem; color: var(--muted); }
+details.content { margin: .6rem 0; }
+details.content > summary { cursor: pointer; color: var(--accent); }
+.content-body { overflow-wrap: anywhere; }
+.content-body img { max-width: 100%; height: auto; }
+.content-body pre { overflow-x: auto; background: var(--quote); padding: .5rem; }
+.content-text { white-space: pre-wrap; font: inherit; }
 """
 
 
@@ -59,7 +68,21 @@ def page_language(langs: list[str]) -> str:
     return "zh" if zh > en else "en"
 
 
-def _html_item(i: ExportItem, out: list[str], page_lang: str) -> None:
+def _html_content(content: Content, base_url: str | None) -> str:
+    """A feed entry's whole content: its HTML sanitised again, else its text kept as laid
+    out (paragraphs, code blocks), escaped."""
+    if content.html:
+        from .html_text import sanitize_html
+
+        body = f'<div class="content-body">{sanitize_html(content.html, base_url)}</div>'
+    else:
+        body = f'<div class="content-text">{html.escape(terminal_text(content.text))}</div>'
+    return f'<details class="content"><summary>Full text</summary>{body}</details>'
+
+
+def _html_item(
+    i: ExportItem, out: list[str], page_lang: str, content: Content | None = None
+) -> None:
     e = i.entry
     title = _h(e.title)
     url = link_url(e.url)
@@ -73,6 +96,8 @@ def _html_item(i: ExportItem, out: list[str], page_lang: str) -> None:
     meta = []
     if e.source:
         meta.append(f'<span class="source">{_h(e.source)}</span>')
+    if e.author:
+        meta.append(f'<span class="author">{_h(e.author)}</span>')
     if e.category:
         meta.append(f'<span class="category">{_h(e.category)}</span>')
     if e.date:
@@ -86,6 +111,8 @@ def _html_item(i: ExportItem, out: list[str], page_lang: str) -> None:
     )
     out.append(f'<p class="meta">{"".join(meta)}</p>')
     out.append(f'<p class="summary">{_h_lines(text_lines(e.summary))}</p>')
+    if content is not None and (content.html or content.text):
+        out.append(_html_content(content, url))
     comment, note = text_lines(e.comment), text_lines(i.bookmark.note)
     if comment:
         out.append(f'<blockquote class="comment">{_h_lines(comment)}</blockquote>')
@@ -127,7 +154,7 @@ def render_html(doc: ExportContent) -> bytes:
         out.append(f'<section id="topic-{n}" data-topic-id="{tid}">')
         out.append(f"<h2>{_h(g.name)}</h2>")
         for i in g.items:
-            _html_item(i, out, lang)
+            _html_item(i, out, lang, doc.contents.get(i.entry.id))
         out.append("</section>")
     if not groups:
         out.append("<p>No bookmarks yet: press <kbd>b</kbd> in the reader to keep an entry.</p>")

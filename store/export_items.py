@@ -12,7 +12,7 @@ from typing import Any
 from topiclens.text import terminal_line
 
 from .bookmarks import Note
-from .models import Bookmark, Entry
+from .models import Bookmark, Content, Entry, Feed
 
 UNSORTED = "Unsorted"  # the group of bookmarks whose entry has no topic (yet)
 
@@ -50,6 +50,10 @@ class ExportContent:
     views: dict[str, Any] = field(default_factory=dict)
     # bookmarked entry id -> the topic it was bookmarked from (a JSON export keeps it)
     from_topics: dict[str, int] = field(default_factory=dict)
+    # the whole content of the entries that have one (feed entries), by entry id
+    contents: dict[str, Content] = field(default_factory=dict)
+    # the feeds the entries came from, by id
+    feeds: dict[int, Feed] = field(default_factory=dict)
 
     @property
     def count(self) -> int:

@@ -1,8 +1,10 @@
-"""Parsers for the three input formats, detected from content, never from the file name.
+"""Parsers for the input formats, detected from content, never from the file name.
 
 - digest: lines in threes, a header ``CATEGORY SOURCE [YYYY/MM/DD]``, a summary, a comment;
 - listing: a title line and a summary line, with page noise ("评论", "点赞", "收藏") removed;
-- JSON Lines: one object a line with ``title`` and ``summary``.
+- JSON Lines: one object a line with ``title`` and ``summary``;
+- feed: an RSS, Atom or JSON Feed document (:mod:`.feed_entries`, read from its bytes,
+  whose encoding it declares).
 
 Every parser returns what it could read plus one :class:`Problem` per thing it could not,
 each naming the file and line. None of them raises on bad content.
@@ -300,8 +302,26 @@ def parse_lines(
     return result
 
 
+FEED_SNIFF_BYTES = 65536  # enough of a file's head to tell a feed, past a long DOCTYPE
+_XML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*<(?:\?xml|!DOCTYPE)", re.IGNORECASE)
+
+
+def _is_feed(data: bytes) -> bool:
+    """A feed, or an XML document at least (read as a feed, it says what it is): never
+    a listing of lines of markup."""
+    from .feed_parse import looks_like_feed
+
+    return looks_like_feed(data[:FEED_SNIFF_BYTES]) or _XML_START.match(data) is not None
+
+
 def parse_bytes(data: bytes, display: str, origin: str, fmt: str | None = None) -> ParseResult:
     """Parse an input already read whole. Never raises on bad content."""
+    if fmt == "feed" or (fmt is None and _is_feed(data)):
+        import time
+
+        from .feed_entries import parse_feed_file
+
+        return parse_feed_file(data, display, origin, time.time())
     lines, problems, bad = split_lines(data, display)
     if problems:
         return ParseResult(display, "unreadable", problems=problems)

@@ -25,13 +25,15 @@ from typing import Any
 
 import orjson
 
-from . import bookmarks, corrections, entries
+from . import bookmarks, corrections, entries, restore_feeds
 from . import restore_views as views
 from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
+from .export_layout import layout as _layout
+from .export_layout import line_numbers as _line_numbers
 from .jsonvalues import INT_MAX, MAX_DEPTH, Invalid, depth, is_huge_int, kind, leaves, too_deep
 from .jsonvalues import seconds as _bookmarked_at
-from .models import Bookmark, Entry, ImportReport, Problem
+from .models import Bookmark, Content, Entry, ImportReport, Problem
 from .reading import BOM, read_source
 
 # Enough of the head of a file to find the marker of an indented export.
@@ -42,9 +44,6 @@ _MARKER = re.compile(rb'"format"\s*:\s*"' + re.escape(EXPORT_FORMAT.encode()) + 
 _LONG_DIGITS = re.compile(rb"\d{19,}")
 # Numbers, and strings matched whole so that digits inside them are left alone.
 _NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
-# What the layout scan needs of valid JSON: strings (whole) and punctuation.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
-_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(slots=True)
@@ -67,6 +66,8 @@ class RestoreItem:
     bookmark: Bookmark  # for a note alone, its time and text
     bookmarked: bool = True  # False: a note kept on an entry that is not bookmarked
     from_topic: object = views.MISSING  # the topic it was bookmarked from, when said
+    content: Content | None = None  # a feed entry's whole content
+    feed: restore_feeds.FeedRef | None = None  # the feed a feed entry came from
 
 
 def export_marker(data: bytes) -> bool:
@@ -153,61 +154,15 @@ def _item(obj: Any, exact: bool, bookmarked: bool = True) -> RestoreItem:
         note = ""
     if not isinstance(note, str):
         raise Invalid(f"'note' must be a string, not {kind(note)}")
-    return RestoreItem(entry, Bookmark(entry.id, when, note), bookmarked, views.from_topic(obj))
-
-
-def _layout(text: str, upto: int | None = None) -> tuple[dict[str, int], list[int]]:
-    """Where things sit in an export's text (JSON known to be valid, its top an object):
-    the offset of each top-level key, and of each bookmark's ``entry`` key (of the bookmark
-    itself when it has none), read up to bookmark ``upto`` (None: all the text). Duplicate
-    keys: the last counts, as when parsing."""
-    keys: dict[str, int] = {}
-    marks: list[int] = []
-    level = 0  # how many objects and lists are open
-    in_list = False  # inside the top-level "bookmarks" list
-    in_object = False  # in a bookmark that is an object
-    top_key = ""
-    prev: re.Match[str] | None = None
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token[0] == '"':
-            prev = match  # a key when a colon follows
-            continue
-        if token == ":" and prev is not None:
-            if level == 1:
-                top_key = orjson.loads(prev.group())
-                keys[top_key] = prev.start()
-            elif level == 3 and in_object and orjson.loads(prev.group()) == "entry":
-                marks[-1] = prev.start()
-        elif token in "{[":
-            level += 1
-            if level == 2 and token == "[" and top_key == "bookmarks":
-                in_list, marks = True, []
-                start = _NON_SPACE.search(text, match.end())
-                if start and start.group() != "]":
-                    marks.append(start.start())
-            elif level == 3:
-                in_object = in_list and token == "{"
-        elif token in "}]":
-            level -= 1
-            if level == 1:
-                in_list = False
-        elif token == "," and level == 2 and in_list:
-            if upto is not None and len(marks) >= upto:
-                break  # bookmark upto is behind: nothing further is needed
-            start = _NON_SPACE.search(text, match.end())
-            marks.append(start.start() if start else match.start())
-    return keys, marks
-
-
-def _line_numbers(text: str, offsets: list[int]) -> dict[int, int]:
-    """The line of each offset, counting the text's newlines once."""
-    lines: dict[int, int] = {}
-    line, pos = 1, 0
-    for offset in sorted(set(offsets)):
-        line += text.count("\n", pos, offset)
-        lines[offset], pos = line, offset
-    return lines
+    content, feed = restore_feeds.extras(obj["entry"])
+    return RestoreItem(
+        entry,
+        Bookmark(entry.id, when, note),
+        bookmarked,
+        from_topic=views.from_topic(obj),
+        content=content,
+        feed=feed,
+    )
 
 
 def read_export(
@@ -238,7 +193,15 @@ def _document(data: bytes, display: str) -> tuple[dict[str, Any], bool] | Proble
             doc = json.loads(data, parse_int=_exact_int)
     except orjson.JSONDecodeError as exc:
         what = "nested too deeply" if too_deep(exc) else exc.msg
-        return Problem(display, exc.lineno, f"malformed JSON export: {what}")
+        line = exc.lineno
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            # orjson checks the encoding before the syntax and says line 1: name the
+            # line of the first byte that is not UTF-8 (a file cut inside a character)
+            line = data.count(b"\n", 0, bad.start) + 1
+            what = f"not valid UTF-8 (byte {bad.start})"
+        return Problem(display, line, f"malformed JSON export: {what}")
     except RecursionError:  # the standard parser gives up sooner than orjson
         return Problem(display, 0, "malformed JSON export: nested too deeply")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
@@ -342,10 +305,11 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
     report = RestoreReport()
     now = time.time()
     with store.write() as conn:
-        for item in items:
+        for item in restore_feeds.settle(conn, items, now):
             if entries.insert(conn, item.entry, now):
                 report.new += 1
                 report.new_ids.append(item.entry.id)
+                restore_feeds.put_content(conn, item)
             else:
                 report.known += 1
             if not item.bookmarked:

@@ -324,7 +324,7 @@ def test_a_forced_format(store, tmp_path):
     from topiclens.store.importer import import_file
     from topiclens.store.parsers import FORMATS, parse_file
 
-    assert FORMATS == ("digest", "listing", "jsonl")
+    assert FORMATS == ("digest", "listing", "jsonl", "feed")
     # a digest read as a listing: pairs of lines, whatever they look like
     result = parse_file(DIGEST, fmt="listing")
     assert result.format == "listing" and not result.notes
@@ -335,6 +335,10 @@ def test_a_forced_format(store, tmp_path):
     assert import_file(store, jsonl, fmt="jsonl").new == 1
     with pytest.raises(ValueError, match="unknown format 'xml'"):
         import_file(store, jsonl, fmt="xml")
+    # a digest forced to be a feed: one problem saying what it is, nothing stored
+    report = import_file(store, DIGEST, fmt="feed")
+    assert report.new == 0 and len(report.problems) == 1
+    assert "not a feed" in report.problems[0].message
 
 
 # --- encodings ----------------------------------------------------------------------------

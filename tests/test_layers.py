@@ -14,6 +14,7 @@ HEADLESS = [
     "topiclens.store.parsers",
     "topiclens.store.importer",
     "topiclens.clustering",
+    "topiclens.feeds",
     "topiclens.text",
 ]
 # rich's cell widths (topiclens.text measures with them) and what that module loads; none

@@ -201,4 +201,8 @@ def test_a_store_of_the_previous_schema_keeps_everything(tmp_path: Path):
     # migration 10's, empty: nothing deleted, marked read at once, saved or muted yet
     daily = ("trash", "read_marks", "saved_searches", "mute_rules", "muted_entries")
     assert [after.pop(t) for t in daily] == [[]] * len(daily)
+    # migration 11's: no feeds, and every entry from a file (no feed, key, author, content)
+    assert after.pop("feeds") == [] and after.pop("entry_content") == []
+    no_feed = (None, None, "", None, 0, "")
+    assert after.pop("entries") == [(*row, *no_feed) for row in before.pop("entries")]
     assert after == before

@@ -23,13 +23,21 @@ from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-# a store of schema 10 made back into schema 9: no trash, bookmark topics, read marks,
-# saved searches or mute rules
+# a store of schema 11 made back into schema 9: no feeds (11), and no trash, bookmark
+# topics, read marks, saved searches or mute rules (10)
 SCHEMA_9 = (
-    "DROP TRIGGER entries_muted; DROP TRIGGER entries_muted_again; DROP TRIGGER entries_unmuted;"
-    "DROP TABLE muted_entries; DROP TABLE mute_rules; DROP TABLE saved_searches;"
-    "DROP TABLE read_marks; DROP TABLE trash; ALTER TABLE bookmarks DROP COLUMN topic_id;"
-)
+    "DROP TABLE entry_content; DROP INDEX entries_feed_key; DROP TABLE feeds;"
+    + "".join(
+        f"ALTER TABLE entries DROP COLUMN {column};"
+        for column in (
+            "feed_id", "feed_key", "author", "published", "date_first_seen", "content_start"
+        )
+    )
+    + "DROP TRIGGER entries_muted; DROP TRIGGER entries_muted_again;"
+    + "DROP TRIGGER entries_unmuted; DROP TABLE muted_entries; DROP TABLE mute_rules;"
+    + "DROP TABLE saved_searches; DROP TABLE read_marks; DROP TABLE trash;"
+    + "ALTER TABLE bookmarks DROP COLUMN topic_id;"
+)  # fmt: skip
 # ... and back into schema 8: no corrections
 SCHEMA_8 = (
     SCHEMA_9 + "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
