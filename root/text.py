@@ -58,7 +58,12 @@ def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
             break
         used += cells
         end = stop
-    return text[:end].rstrip(" ,，、：:;；") + ellipsis
+    head = text[:end]
+    # rich's grapheme split and its cell_len disagree on nonsense (a ZWJ first): measured
+    # again, and shortened until it fits
+    while head and cell_len(head) > budget:
+        head = head[:-1]
+    return head.rstrip(" ,，、：:;；") + ellipsis
 
 
 # --- the terminal gate -------------------------------------------------------------------
