@@ -42,7 +42,8 @@ from topiclens.store.export import (
     write_atomic,
 )
 from topiclens.store.importer import import_file
-from topiclens.store.text import entry_id, terminal_line, terminal_text
+from topiclens.store.text import entry_id
+from topiclens.text import terminal_line, terminal_text
 
 # Entries written to break naive exporters: Markdown, HTML and CSV syntax, Chinese, several
 # lines, a javascript: URL, empty optional fields, extra metadata.
