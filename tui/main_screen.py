@@ -63,6 +63,7 @@ from .views import (
     view_title,
 )
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
+from .workers import BROWSER, CHECK, CORRECTION, DIALOG, PREPARE
 
 if TYPE_CHECKING:
     import webbrowser
@@ -71,12 +72,6 @@ if TYPE_CHECKING:
     from topiclens.store.deleting import DeletedEntry
 
     from .progress import ProgressBox
-
-# The screen's thread workers, by group: worker_changed tells their ends apart by it.
-PREPARE = "prepare"  # the first start's import and grouping
-CHECK = "check"  # are there entries the last grouping has not placed?
-CORRECTION = "correction"  # a topic correction (a split or a new topic re-fits)
-BROWSER = "browser"  # a browser opening a link
 
 # The least usable size, measured: at 15 lines the panes' least heights (entries 6, entry
 # 4, similar 5) and the footer overflow the screen; under 60 columns nothing breaks but
@@ -256,7 +251,7 @@ class MainScreen(Screen[None]):
             if worker.result:  # entries the last grouping has not placed: group them now
                 self.show_progress("Grouping new entries", 0)
                 self.start_preparing()
-        elif worker.state == WorkerState.ERROR:  # the rows' and the check's readers
+        elif worker.state == WorkerState.ERROR and worker.group != DIALOG:  # store readers
             message = terminal_line(f"Could not read the store: {worker.error}")
             self.notify(message, severity="error", markup=False)
 
@@ -544,7 +539,7 @@ class MainScreen(Screen[None]):
         self.show_topics(self.state.view)
         self.load_detail(self.entry_list.current_id or entry_id)  # the shown entry stays
 
-    @work
+    @work(group=DIALOG)
     async def action_edit_note(self) -> None:
         entry_id = self._need_entry()
         entry = self.store.entry(entry_id) if entry_id is not None else None
@@ -744,7 +739,7 @@ class MainScreen(Screen[None]):
         self.show_view(view, wait=True)
         self.entry_list.focus()
 
-    @work
+    @work(group=DIALOG)
     async def action_search(self) -> None:
         from .screens.search import SearchScreen
 
@@ -770,7 +765,7 @@ class MainScreen(Screen[None]):
         self.show_view(view)  # in a worker: a search reads every entry
         self.entry_list.focus()
 
-    @work
+    @work(group=DIALOG)
     async def action_overview(self) -> None:
         from .screens.overview import OverviewScreen
 
@@ -778,7 +773,7 @@ class MainScreen(Screen[None]):
         if topic_id is not None:
             self.jump_to_topic(topic_id)
 
-    @work
+    @work(group=DIALOG)
     async def action_export(self) -> None:
         if not self.bookmarks:
             self.notify("No bookmarks to export: press b on an entry first.", severity="warning")
@@ -805,7 +800,7 @@ class MainScreen(Screen[None]):
         self.save_state()
         self.notify("Unread entries only." if self.state.unread_only else "All entries.", timeout=2)
 
-    @work
+    @work(group=DIALOG)
     async def action_sort(self) -> None:
         from .screens.sort import SortScreen
 
@@ -817,7 +812,7 @@ class MainScreen(Screen[None]):
         self.save_state()
         self.notify(f"Sorted by {SORTS[sort].split(',')[0].lower()}.", timeout=2)
 
-    @work
+    @work(group=DIALOG)
     async def action_filter(self) -> None:
         from .screens.filter import FilterScreen
 
@@ -842,7 +837,7 @@ class MainScreen(Screen[None]):
 
     # --- topic corrections: each lasts across re-clusters and imports ------------------
 
-    @work
+    @work(group=DIALOG)
     async def action_rename_topic(self) -> None:
         topic = self.topic_here()
         if topic is None:
@@ -856,7 +851,7 @@ class MainScreen(Screen[None]):
 
             self.correct(lambda store: rename_topic(store, topic.id, name))
 
-    @work
+    @work(group=DIALOG)
     async def action_move_entry(self) -> None:
         entry_id = self._need_entry()
         detail = self.detail
@@ -873,7 +868,7 @@ class MainScreen(Screen[None]):
 
             self.correct(lambda store: move_entry(store, entry_id, topic_id))
 
-    @work
+    @work(group=DIALOG)
     async def action_merge_topic(self) -> None:
         topic = self.topic_here()
         if topic is None:
@@ -898,7 +893,7 @@ class MainScreen(Screen[None]):
         ids = [topic.id, other]  # a blank name: the first topic keeps its name
         self.correct(lambda store: merge_topics(store, ids, name or None))
 
-    @work
+    @work(group=DIALOG)
     async def action_split_topic(self) -> None:
         topic = self.topic_here()
         if topic is None:
@@ -911,7 +906,7 @@ class MainScreen(Screen[None]):
 
             self.correct(lambda store: split_topic(store, topic.id, k), "Splitting…")
 
-    @work
+    @work(group=DIALOG)
     async def action_topic_from_search(self) -> None:
         from .screens.topic_terms import TopicTermsScreen
 
@@ -930,7 +925,7 @@ class MainScreen(Screen[None]):
 
         self.correct(lambda store: hide_topic(store, topic.id))
 
-    @work
+    @work(group=DIALOG)
     async def action_show_topic(self) -> None:
         from topiclens.clustering.corrections import hidden_topics, show_topic
 

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 from topiclens.store import Store
 
 from ..display import literal
+from ..workers import DIALOG
 from .confirm import ConfirmScreen
 from .styles import DIALOG_CSS
 
@@ -99,7 +100,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     @on(Button.Pressed, "#export-go")
     @on(Input.Submitted, "#export-path")
-    @work(exclusive=True)
+    @work(group=DIALOG, exclusive=True)
     async def export(self) -> None:
         """Write the bookmarks to the path given (asking first before overwriting a file);
         the dialog closes with the path written."""
