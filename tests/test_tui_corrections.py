@@ -281,8 +281,9 @@ def test_undo_takes_the_last_correction_back_then_the_one_before(db: Path):
 
 def test_the_done_when_every_correction_in_a_few_keys_lasts_through_re_clusters(db: Path):
     """What the corrections promise, as a new user would try it: a topic from "KV cache,
-    KV 缓存", an entry moved, two topics merged, one hidden (undone, hidden again), each in a few keys;
-    then `cluster` and `cluster --k 8`, and the reader opened again shows every one."""
+    KV 缓存", an entry moved, two topics merged, one hidden (undone, hidden again), each in
+    a few keys; then `cluster` and `cluster --k 8`, and the reader opened again shows every
+    one."""
     before = topics_of(db)
     spec = next(t for t in before.values() if t.name == "Speculative decoding")
     inter = next(t for t in before.values() if t.name == "Interconnects")
