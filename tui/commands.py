@@ -16,7 +16,8 @@ MOVING = "Moving"
 VIEWS = "Entries and views"
 EVERYWHERE = "Everywhere"
 TOPICS = "Topics"  # the topic corrections
-SECTIONS = (MOVING, VIEWS, TOPICS, EVERYWHERE)
+FEEDS = "Feeds"  # subscriptions and their refresh
+SECTIONS = (MOVING, VIEWS, TOPICS, FEEDS, EVERYWHERE)
 
 
 class Command(NamedTuple):
@@ -297,6 +298,23 @@ MAIN: tuple[Command, ...] = (
         "undo_topic",
         section=TOPICS,
     ),
+    # Feeds: R and f5 already reload from the store, so fetching has a key of its own
+    Command(
+        "refresh-feeds",
+        "ctrl+r",
+        "Refresh feeds",
+        "Fetch every feed now: new posts join their topics, marked new",
+        "refresh_feeds",
+        section=FEEDS,
+    ),
+    Command(
+        "feeds",
+        "F",
+        "Feeds",
+        "Your feeds: status, last check, unread; add, rename, remove or refresh one",
+        "feeds",
+        section=FEEDS,
+    ),
 )
 
 # The whole app.
@@ -352,5 +370,14 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "picker-up",
         "split-cancel",
         "topic-terms-cancel",
+        # the feeds screen and its dialogs
+        "add-feed",
+        "feeds-rename",
+        "feeds-remove",
+        "feeds-refresh",
+        "feeds-close",
+        "feeds-down",
+        "feeds-up",
+        "feed-input-cancel",
     }
 )

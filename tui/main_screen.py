@@ -30,6 +30,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -64,12 +65,14 @@ from .views import (
     view_title,
 )
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
-from .workers import BROWSER, CHECK, CORRECTION, DIALOG, PREPARE
+from .workers import BROWSER, CHECK, CORRECTION, DIALOG, FEEDS, PREPARE
 
 if TYPE_CHECKING:
     import webbrowser
 
     from topiclens.clustering.corrections import Change
+    from topiclens.feeds.refresh import RefreshProgress, RefreshSummary
+    from topiclens.feeds.subscribe import Subscribed
     from topiclens.store.deleting import DeletedEntry
 
     from .progress import ProgressBox
@@ -84,6 +87,10 @@ SHORT = 30  # under this many lines the panes share less height (reader.tcss, -s
 # after a toast about another process's change, its further commits (an import places
 # its new entries in topics a second later) reload without a toast of their own
 QUIET_AFTER_TOAST = 30.0
+
+# how often the reader asks whether a feed is due (the schedule's interval is the store's:
+# feeds/schedule.py); a question to the feeds table, in the refresh's worker
+FEED_CHECK_SECONDS = 60.0
 
 Correction = Callable[[Store], "Change | None"]
 
@@ -100,12 +107,22 @@ class MainScreen(Screen[None]):
     bookmarks: var[frozenset[str]] = var(frozenset, always_update=True)
     read: var[frozenset[str]] = var(frozenset, always_update=True)
     detail: var[Detail | None] = var(None, always_update=True)
+    # entries the feeds brought in this session, marked new in their lists until read
+    new: var[frozenset[str]] = var(frozenset, always_update=True)
 
-    def __init__(self, store: Store, *, cluster: bool = True, poll_interval: float = 2.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        cluster: bool = True,
+        poll_interval: float = 2.0,
+        feed_check: float = FEED_CHECK_SECONDS,
+    ) -> None:
         super().__init__()
         self.store = store
         self.cluster = cluster  # group entries into topics when the store has none
         self.poll_interval = poll_interval
+        self.feed_check = feed_check  # seconds between two looks for due feeds
         self.state = ReaderState()  # the reader's place, saved between starts
         # what the store holds, read again by reload()
         self.topics: list[Topic] = []
@@ -122,6 +139,7 @@ class MainScreen(Screen[None]):
         # the entries counted when last read, for "N new entries from another process"
         self.known_entries: int | None = None
         self._toast_at = -QUIET_AFTER_TOAST
+        self._feed_job: str | None = None  # "refresh", "schedule" or "subscribe", running
 
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
@@ -153,7 +171,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.topic_list.border_title = "Topics"
         self.detail_pane.border_title = "Entry"
-        self.entry_list.data_bind(MainScreen.bookmarks, MainScreen.read)
+        self.entry_list.data_bind(MainScreen.bookmarks, MainScreen.read, MainScreen.new)
         self.detail_pane.data_bind(MainScreen.detail)
         self.similar_list.border_title = "Similar entries"
         self.similar_list.data_bind(MainScreen.detail)
@@ -168,6 +186,7 @@ class MainScreen(Screen[None]):
             self.preparing = True
             self.call_after_refresh(self.start_preparing)  # the first frame comes first
         self.set_interval(self.poll_interval, self.poll_store)
+        self.set_interval(self.feed_check, self.refresh_due_feeds)
 
     def on_unmount(self) -> None:
         try:
@@ -249,6 +268,8 @@ class MainScreen(Screen[None]):
                 self.corrected(worker.result)
             elif worker.state == WorkerState.ERROR:
                 self.correction_failed(worker.error)
+        elif worker.group == FEEDS:
+            self.feeds_fetched(worker)
         elif worker.group == CHECK and worker.state == WorkerState.SUCCESS:
             if worker.result:  # entries the last grouping has not placed: group them now
                 self.show_progress("Grouping new entries", 0)
@@ -520,7 +541,7 @@ class MainScreen(Screen[None]):
 
     def action_read_on(self) -> None:
         pane = self.detail_pane
-        if pane.scroll_y < pane.max_scroll_y:
+        if pane.scroll_y < pane.max_scroll_y or pane.more_to_lay_out:
             pane.scroll_page_down(animate=False)
         else:
             self.action_next_unread()
@@ -1008,6 +1029,164 @@ class MainScreen(Screen[None]):
             message = f"Could not correct the topics: {error}"
         self.notify(terminal_line(message), severity="error", markup=False)
 
+    # --- feeds: a refresh (the key's or the schedule's), subscribing, the feeds screen ---
+
+    @property
+    def fetching_feeds(self) -> bool:
+        """A refresh or a subscription is fetching: another waits until it ends."""
+        return any(w.group == FEEDS and not w.is_finished for w in self.workers)
+
+    def action_refresh_feeds(self) -> None:
+        self.start_refresh(None)
+
+    def refresh_due_feeds(self) -> None:
+        """The schedule's tick: refresh the feeds that are due, if any (quietly when
+        nothing arrived and nothing failed)."""
+        if not self.fetching_feeds and not self.preparing:
+            self.start_refresh(None, scheduled=True)
+
+    def start_refresh(self, feed_ids: list[int] | None, *, scheduled: bool = False) -> bool:
+        """Refresh every feed (those of ``feed_ids``; ``scheduled``: the due ones) in a
+        thread worker, its end in :meth:`refreshed`. False when another fetch or the first
+        grouping is running (said in a toast, unless the schedule asked)."""
+        if self.fetching_feeds or self.preparing:
+            if not scheduled:
+                busy = "A feed is being fetched" if self.fetching_feeds else "Topics are grouped"
+                self.notify(f"{busy}: refresh once it ends.", severity="warning", timeout=3)
+            return False
+        self._feed_job = "schedule" if scheduled else "refresh"
+        if not scheduled:  # the schedule shows its bar once it knows a feed is due
+            self.show_progress("Refreshing feeds", 0)
+        self.fetch_feeds(feed_ids, scheduled)
+        return True
+
+    @work(thread=True, exclusive=True, group=FEEDS, exit_on_error=False)
+    def fetch_feeds(self, feed_ids: list[int] | None, scheduled: bool) -> RefreshSummary | None:
+        """The refresh itself, on a connection of its own: its transactions are one feed's
+        each and its network waits hold no lock the event loop's reads and writes need.
+        None: the schedule found no feed due."""
+        from topiclens.feeds.refresh import refresh
+        from topiclens.feeds.schedule import due_feeds
+
+        worker = get_current_worker()
+        with Store(self.store.path) as store:
+            feeds = None
+            if scheduled:
+                feeds = due_feeds(store)
+                if not feeds:
+                    return None
+                self.app.call_from_thread(self.show_progress, "Refreshing due feeds", 0)
+            return refresh(
+                store, feed_ids, feeds=feeds, progress=partial(self._refresh_progress, worker)
+            )
+
+    def _refresh_progress(self, worker: Worker[object], step: RefreshProgress) -> None:
+        """A refresh's progress, from its thread: one step per finished feed."""
+        if worker.is_cancelled:  # the reader is closing: stop between two feeds
+            raise RefreshStopped
+        if step.placing:
+            text, fraction = "Placing the new entries in their topics", 0.0
+        else:
+            text, fraction = f"Refreshing feeds: {step.done} of {step.total}", 0.0
+            if step.total:
+                fraction = step.done / step.total
+            if step.feed is not None:
+                found = f"{step.feed.new} new" if step.feed.new else step.feed.outcome
+                text += f" ({step.feed.name}: {found})"
+        self.app.call_from_thread(self.show_progress, text, fraction)
+
+    def subscribe_feed(self, url: str) -> bool:
+        """Subscribe to ``url`` and fetch it (in the feeds' worker: never beside a refresh);
+        False when another fetch is running."""
+        if self.fetching_feeds or self.preparing:
+            self.notify("A feed is being fetched: add it once that ends.", severity="warning")
+            return False
+        self._feed_job = "subscribe"
+        self.notify(terminal_line(f"Subscribing to {url}…"), timeout=3, markup=False)
+        self.show_progress(f"Subscribing to {url}", 0)
+        self.fetch_subscription(url)
+        return True
+
+    @work(thread=True, exclusive=True, group=FEEDS, exit_on_error=False)
+    def fetch_subscription(self, url: str) -> Subscribed:
+        from topiclens.feeds.subscribe import subscribe
+
+        with Store(self.store.path) as store:
+            return subscribe(store, url)
+
+    def feeds_fetched(self, worker: Worker[object]) -> None:
+        """A refresh or a subscription ended: its toasts, the store read again."""
+        job, self._feed_job = self._feed_job, None
+        self.hide_progress()
+        if worker.state == WorkerState.CANCELLED:
+            return
+        if worker.state == WorkerState.ERROR:  # the store's own error: feeds' are results
+            self.feeds_changed()
+            message = terminal_line(f"Could not fetch the feeds: {worker.error}")
+            self.notify(message, severity="error", timeout=15, markup=False)
+            return
+        if job == "subscribe":
+            self.subscribed(worker.result)  # type: ignore[arg-type]
+        else:
+            self.refreshed(worker.result, scheduled=job == "schedule")  # type: ignore[arg-type]
+
+    def refreshed(self, summary: RefreshSummary | None, *, scheduled: bool) -> None:
+        """One toast saying what arrived and where, one naming the feeds that failed; the
+        new entries marked new in their lists until read (this session)."""
+        if summary is None:
+            return  # nothing was due
+        self.new = self.new | frozenset(summary.new_ids)
+        if summary.feeds and (summary.new or summary.updated or summary.count("changed")):
+            self.feeds_changed()
+        elif summary.feeds:
+            self.feeds_changed(reload=False)  # checks and errors only: no row changed
+        if not summary.feeds:
+            if not scheduled:
+                self.notify("No feeds to refresh: F opens your feeds, a adds one.", timeout=5)
+            return
+        if summary.new or summary.updated or not scheduled:
+            self.notify(terminal_line(summary.toast()), title="Feeds", timeout=10, markup=False)
+        if summary.unplaced:
+            self.notify(terminal_line(f"New entries {summary.unplaced}"), severity="warning")
+        if summary.failed:
+            self.notify(failed_feeds(summary), severity="error", timeout=20, markup=False)
+
+    def subscribed(self, result: Subscribed) -> None:
+        if result.error is not None:
+            self.notify(terminal_line(result.error), severity="error", timeout=15, markup=False)
+            return
+        name = result.feed.display_name if result.feed is not None else ""
+        if result.already:
+            self.notify(terminal_line(f"Subscribed already: {name}"), timeout=5, markup=False)
+            return
+        if result.summary is not None:
+            self.new = self.new | frozenset(result.summary.new_ids)
+            found = result.summary.toast()
+        else:
+            found = "subscribed"
+        self.feeds_changed()
+        self.notify(terminal_line(f"{name}: {found}"), title="Subscribed", markup=False)
+
+    def feeds_changed(self, *, reload: bool = True) -> None:
+        """The feeds' own work changed the store (not another process): read it again,
+        and the feeds screen too when it is open."""
+        self._version = self.store.external_changes()
+        self.known_entries = self.store.count_entries()
+        if reload:
+            self.reload()
+            self.load_detail(self.entry_list.current_id)
+        from .screens.feeds import FeedsScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, FeedsScreen):
+                screen.show_feeds()
+
+    @work(group=DIALOG)
+    async def action_feeds(self) -> None:
+        from .screens.feeds import FeedsScreen
+
+        await self.app.push_screen_wait(FeedsScreen(self.store, self))
+
     # --- the first start, new entries, other processes ---------------------------------
 
     def first_frame_shown(self) -> None:
@@ -1075,7 +1254,7 @@ class MainScreen(Screen[None]):
 
     def poll_store(self) -> None:
         """Reload when another process committed to the store (a cheap PRAGMA read)."""
-        if self.preparing:
+        if self.preparing or self.fetching_feeds:  # our own feeds' connection commits
             return
         version = self.store.external_changes()
         if version != self._version:
@@ -1103,6 +1282,21 @@ class MainScreen(Screen[None]):
         else:
             return
         self._toast_at = now
+
+
+class RefreshStopped(Exception):
+    """The reader closed during a refresh: it stops between two feeds (each is stored
+    whole)."""
+
+
+def failed_feeds(summary: RefreshSummary, shown: int = 5) -> str:
+    """One toast naming the feeds that failed, each with its error."""
+    failed = summary.failed
+    parts = [f"{r.name}: {r.error or r.outcome}" for r in failed[:shown]]
+    if len(failed) > shown:
+        parts.append(f"and {len(failed) - shown} more (F lists them)")
+    noun = "feed" if len(failed) == 1 else "feeds"
+    return terminal_line(f"{len(failed)} {noun} failed: " + "; ".join(parts))
 
 
 def toast_title(text: str) -> str:

@@ -9,6 +9,7 @@ CORRECTION = "correction"  # a topic correction (a split or a new topic re-fits)
 ROWS = "rows"  # a view's rows, read from the store (the newest request wins)
 READ_AHEAD = "prefetch"  # the rows of the topics next to the one shown
 BROWSER = "browser"  # a browser opening a link
+FEEDS = "feeds"  # fetching feeds: a refresh (the key's, the schedule's) or a subscription
 
 # a dialog flow: an async worker that waits for the user's answers, not background work
 DIALOG = "dialog"
