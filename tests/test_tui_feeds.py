@@ -17,6 +17,7 @@ from feed_server import Exchange, FeedServer, Reply
 from test_tui import background_done, screen_lines, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
+from topiclens.feeds.schedule import interval_minutes
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
@@ -306,6 +307,17 @@ def test_feeds_screen_adds_renames_refreshes_and_removes_a_feed(home: Path, serv
         assert options.option_count == 2
         with Store.open_dir(home) as store:
             assert sum(1 for e in store.entries() if e.source == "vLLM") == 2
+        # the schedule's interval: checked, then kept in the store
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(app.screen, FeedInputScreen), "the dialog")
+        app.screen.query_one(Input).value = "2"
+        await pilot.press("enter")
+        assert isinstance(app.screen, FeedInputScreen)  # under 5 minutes: refused
+        app.screen.query_one(Input).value = "30"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is screen, "the dialog to close")
+        with Store.open_dir(home) as store:
+            assert interval_minutes(store) == 30
         await pilot.press("q")
         await wait_until(pilot, lambda: app.screen is s, "the feeds screen to close")
 

@@ -375,6 +375,7 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "feeds-rename",
         "feeds-remove",
         "feeds-refresh",
+        "feeds-interval",
         "feeds-close",
         "feeds-down",
         "feeds-up",

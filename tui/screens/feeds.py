@@ -80,6 +80,7 @@ class FeedsScreen(Screen[None]):
         Binding("e", "rename", "Rename", id="feeds-rename"),
         Binding("d", "remove", "Remove", id="feeds-remove"),
         Binding("R", "refresh_one", "Refresh one", id="feeds-refresh"),
+        Binding("i", "interval", "Interval", id="feeds-interval"),
         Binding("j", "down", "Down", show=False, id="feeds-down"),
         Binding("k", "up", "Up", show=False, id="feeds-up"),
         Binding("q,escape", "close", "Close", id="feeds-close"),
@@ -95,7 +96,7 @@ class FeedsScreen(Screen[None]):
         yield Label("", id="feeds-title")
         yield OptionList(id="feeds")
         yield Label(
-            "a add · e rename · d remove · R refresh it · j/k move · q or escape close",
+            "a add · e rename · d remove · R refresh it · i interval · j/k · q close",
             id="feeds-hint",
         )
 
@@ -118,8 +119,11 @@ class FeedsScreen(Screen[None]):
         if ids:
             keep = current.id if current is not None and current.id in ids else ids[0]
             options.highlighted = ids.index(keep)
+        from topiclens.feeds.schedule import interval_minutes
+
         failed = sum(1 for f in self.feeds if f.status != "ok")
         title = f"Feeds: {len(self.feeds)}" + (f", {failed} not ok" if failed else "")
+        title += f" · refreshed every {interval_minutes(self.store)} minutes while open"
         if not self.feeds:
             title = "No feeds yet: press a to add one (a feed's URL, or a page that names one)"
         self.query_one("#feeds-title", Label).update(literal(title))
@@ -180,6 +184,19 @@ class FeedsScreen(Screen[None]):
             name = terminal_line(feed.display_name)
             self.notify(f"Unsubscribed: {name}", timeout=3, markup=False)
 
+    @work(group=DIALOG)
+    async def action_interval(self) -> None:
+        from topiclens.feeds.schedule import interval_minutes, set_interval_minutes
+
+        now = str(interval_minutes(self.store))
+        subject = "Refresh due feeds every how many minutes, while the reader is open?"
+        dialog = FeedInputScreen("Schedule", subject, now, check=check_minutes)
+        minutes = await self.app.push_screen_wait(dialog)
+        if minutes:
+            set_interval_minutes(self.store, int(minutes))
+            self.show_feeds()
+            self.notify(f"Due feeds are refreshed every {minutes} minutes.", timeout=3)
+
     def action_refresh_one(self) -> None:
         feed = self._need_feed()
         if feed is not None:
@@ -196,6 +213,21 @@ def check_url(text: str) -> str:
     if isinstance(url, Problem):
         raise ValueError(url.message)
     return url
+
+
+def check_minutes(text: str) -> str:
+    """A refresh interval in minutes, within the schedule's bounds; ValueError saying why
+    not."""
+    from topiclens.feeds.schedule import MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES
+
+    bounds = f"from {MIN_INTERVAL_MINUTES} to {MAX_INTERVAL_MINUTES} minutes"
+    try:
+        minutes = int(text.strip())
+    except ValueError:
+        raise ValueError(f"a whole number of minutes, {bounds}") from None
+    if not MIN_INTERVAL_MINUTES <= minutes <= MAX_INTERVAL_MINUTES:
+        raise ValueError(f"the interval is {bounds}")
+    return str(minutes)
 
 
 def check_name(text: str) -> str:
