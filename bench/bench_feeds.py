@@ -458,7 +458,9 @@ async def keys_during_refresh(home: Path, most: int) -> tuple[list[float], int, 
             assert isinstance(screen, MainScreen)
             topics = screen.topics
             await pilot.press("ctrl+r")
-            refresh = next(w for w in app.workers if w.group == FEEDS)
+            refresh = next((w for w in app.workers if w.group == FEEDS), None)
+            if refresh is None:
+                raise SystemExit(f"no refresh running: {[n.message for n in app._notifications]}")
 
             def showing(index: int) -> Callable[[], bool]:
                 tid = topics[index].id

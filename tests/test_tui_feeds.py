@@ -176,6 +176,29 @@ def test_refresh_key_keys_answer_while_it_waits_then_one_toast_says_where(
     play(home, scenario)
 
 
+def test_a_refresh_of_many_feeds_parses_in_worker_processes_from_the_reader(
+    home: Path, server: FeedServer
+):
+    """Enough feeds for the refresh's process pool: its processes start from the reader
+    (whose stderr is Textual's, with no file descriptor) and every feed is stored."""
+    from topiclens.feeds.refresh import PARALLEL_FEEDS
+
+    urls = []
+    for n in range(PARALLEL_FEEDS):
+        post = item(n, f"Speculative decoding note {n}", "<p>A draft model proposes tokens.</p>")
+        server.route(f"/f{n}.json", Reply(body=json_feed(f"Feed {n}", [post])))
+        urls.append(server.url(f"/f{n}.json"))
+    subscribe(home, *urls)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("ctrl+r")
+        await refreshed(pilot, s)
+        assert not [t for t, sev in toasts(app) if sev == "error"], toasts(app)
+        assert len(s.new) == PARALLEL_FEEDS
+
+    play(home, scenario)
+
+
 def test_hostile_feed_text_reaches_the_screen_as_written_never_as_markup(
     home: Path, server: FeedServer
 ):

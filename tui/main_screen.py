@@ -1055,6 +1055,7 @@ class MainScreen(Screen[None]):
                 self.notify(f"{busy}: refresh once it ends.", severity="warning", timeout=3)
             return False
         self._feed_job = "schedule" if scheduled else "refresh"
+        start_resource_tracker()  # many feeds parse in worker processes (as the grouping)
         if not scheduled:  # the schedule shows its bar once it knows a feed is due
             self.show_progress("Refreshing feeds", 0)
         self.fetch_feeds(feed_ids, scheduled)
@@ -1102,6 +1103,7 @@ class MainScreen(Screen[None]):
             self.notify("A feed is being fetched: add it once that ends.", severity="warning")
             return False
         self._feed_job = "subscribe"
+        start_resource_tracker()  # placing its entries may tokenize in worker processes
         self.notify(terminal_line(f"Subscribing to {url}…"), timeout=3, markup=False)
         self.show_progress(f"Subscribing to {url}", 0)
         self.fetch_subscription(url)
