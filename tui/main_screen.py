@@ -30,7 +30,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -1063,28 +1062,25 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group=FEEDS, exit_on_error=False)
     def fetch_feeds(self, feed_ids: list[int] | None, scheduled: bool) -> RefreshSummary | None:
-        """The refresh itself, on a connection of its own: its transactions are one feed's
-        each and its network waits hold no lock the event loop's reads and writes need.
-        None: the schedule found no feed due."""
-        from topiclens.feeds.refresh import refresh
-        from topiclens.feeds.schedule import due_feeds
+        """The refresh itself, in a process of its own (``feed_process.py``: this thread
+        only waits, so the keys keep the interpreter); each feed is one short transaction
+        there. None: the schedule found no feed due."""
+        from .feed_process import refresh_in_process
 
         worker = get_current_worker()
-        with Store(self.store.path) as store:
-            feeds = None
-            if scheduled:
-                feeds = due_feeds(store)
-                if not feeds:
-                    return None
-                self.app.call_from_thread(self.show_progress, "Refreshing due feeds", 0)
-            return refresh(
-                store, feed_ids, feeds=feeds, progress=partial(self._refresh_progress, worker)
-            )
+        return refresh_in_process(
+            self.store.path,
+            feed_ids,
+            scheduled=scheduled,
+            progress=self._refresh_progress,
+            due=lambda n: self.app.call_from_thread(
+                self.show_progress, f"Refreshing {n} due {'feed' if n == 1 else 'feeds'}", 0
+            ),
+            cancelled=lambda: worker.is_cancelled,
+        )
 
-    def _refresh_progress(self, worker: Worker[object], step: RefreshProgress) -> None:
+    def _refresh_progress(self, step: RefreshProgress) -> None:
         """A refresh's progress, from its thread: one step per finished feed."""
-        if worker.is_cancelled:  # the reader is closing: stop between two feeds
-            raise RefreshStopped
         if step.placing:
             text, fraction = "Placing the new entries in their topics", 0.0
         else:
@@ -1284,11 +1280,6 @@ class MainScreen(Screen[None]):
         else:
             return
         self._toast_at = now
-
-
-class RefreshStopped(Exception):
-    """The reader closed during a refresh: it stops between two feeds (each is stored
-    whole)."""
 
 
 def failed_feeds(summary: RefreshSummary, shown: int = 5) -> str:
