@@ -28,27 +28,17 @@ class RefreshStopped(Exception):
     one feed it was storing; the feeds stored before it stay)."""
 
 
-def _child(path: str, feed_ids: list[int] | None, scheduled: bool, out: Any) -> None:
+def _child(path: str, feed_ids: list[int] | None, out: Any) -> None:
     """The refresh itself, in the child: every message to ``out`` is (kind, value)."""
     try:
         # background work yields the cores to the reader (its parse and tokenizer
         # processes inherit this), so keys answer first on a busy machine
         os.nice(BACKGROUND_NICENESS)
         from topiclens.feeds.refresh import refresh
-        from topiclens.feeds.schedule import due_feeds
         from topiclens.store import Store
 
         with Store(path) as store:
-            feeds = None
-            if scheduled:
-                feeds = due_feeds(store)
-                if not feeds:
-                    out.put(("done", None))
-                    return
-                out.put(("due", len(feeds)))
-            summary = refresh(
-                store, feed_ids, feeds=feeds, progress=lambda step: out.put(("progress", step))
-            )
+            summary = refresh(store, feed_ids, progress=lambda step: out.put(("progress", step)))
         out.put(("done", summary))
     except BaseException as exc:  # said to the reader as one line, never a traceback
         out.put(("error", f"{type(exc).__name__}: {exc}"))
@@ -58,21 +48,16 @@ def refresh_in_process(
     path: Path,
     feed_ids: Sequence[int] | None,
     *,
-    scheduled: bool,
     progress: Callable[[RefreshProgress], None],
-    due: Callable[[int], None],
     cancelled: Callable[[], bool],
-) -> RefreshSummary | None:
-    """Refresh the feeds of the store at ``path`` (those of ``feed_ids``; ``scheduled``:
-    the due ones) in a child process, calling ``progress`` per finished feed and ``due``
-    with the number of due feeds; None when none was due. RuntimeError with the child's
-    error; :class:`RefreshStopped` once ``cancelled()``."""
+) -> RefreshSummary:
+    """Refresh the feeds of the store at ``path`` (those of ``feed_ids``) in a child
+    process, calling ``progress`` per finished feed. RuntimeError with the child's error;
+    :class:`RefreshStopped` once ``cancelled()``."""
     context = multiprocessing.get_context("spawn")  # never fork a threaded process
     out = context.Queue()
     ids = list(feed_ids) if feed_ids is not None else None
-    child = context.Process(
-        target=_child, args=(str(path), ids, scheduled, out), name="topiclens-refresh"
-    )
+    child = context.Process(target=_child, args=(str(path), ids, out), name="topiclens-refresh")
     child.start()
     try:
         while True:
@@ -92,8 +77,6 @@ def refresh_in_process(
                     ) from None
             if kind == "progress":
                 progress(value)
-            elif kind == "due":
-                due(value)
             elif kind == "done":
                 return value  # type: ignore[no-any-return]
             else:

@@ -1064,18 +1064,24 @@ class MainScreen(Screen[None]):
     def fetch_feeds(self, feed_ids: list[int] | None, scheduled: bool) -> RefreshSummary | None:
         """The refresh itself, in a process of its own (``feed_process.py``: this thread
         only waits, so the keys keep the interpreter); each feed is one short transaction
-        there. None: the schedule found no feed due."""
+        there. None: the schedule found no feed due (asked here, on the rows' connection:
+        no process is started for nothing)."""
         from .feed_process import refresh_in_process
 
+        if scheduled:
+            from topiclens.feeds.schedule import due_feeds
+
+            feed_ids = [f.id for f in due_feeds(self.loader.worker_store)]
+            if not feed_ids:
+                return None
+            n = len(feed_ids)
+            due = f"Refreshing {n} due {'feed' if n == 1 else 'feeds'}"
+            self.app.call_from_thread(self.show_progress, due, 0)
         worker = get_current_worker()
         return refresh_in_process(
             self.store.path,
             feed_ids,
-            scheduled=scheduled,
             progress=self._refresh_progress,
-            due=lambda n: self.app.call_from_thread(
-                self.show_progress, f"Refreshing {n} due {'feed' if n == 1 else 'feeds'}", 0
-            ),
             cancelled=lambda: worker.is_cancelled,
         )
 
