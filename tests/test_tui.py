@@ -15,6 +15,7 @@ import pytest
 from conftest import READER_TOPICS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from textual.app import App
 from textual.pilot import Pilot
 from topiclens.clustering.search import search
 from topiclens.store import Store
@@ -29,6 +30,7 @@ from topiclens.tui.screens import (
     OverviewScreen,
     SearchScreen,
 )
+from topiclens.tui.workers import DIALOG
 
 SIZE = (120, 34)
 
@@ -62,10 +64,17 @@ def run(
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Wait for the reader's background work (twice: a worker's end may start another)."""
+    for _ in range(2):
+        await background_done(pilot.app)
+        await pilot.pause()
+
+
+async def background_done(app: App[None]) -> None:
+    """Wait for every worker but the dialog flows, which wait for the user's answer."""
+    work = [w for w in app.workers if w.group != DIALOG]
+    if work:  # (an empty list would make Textual wait for every worker)
+        await app.workers.wait_for_complete(work)
 
 
 # --- start ---------------------------------------------------------------------------
@@ -77,7 +86,7 @@ def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
             topics = store.topics()
             first = topics[0]
             rows = store.topic_rows(first.id)
-        assert s.view == View("topic", first.id)
+        assert s.state.view == View("topic", first.id)
         assert [r[0] for r in s.entry_list.rows] == [r[0] for r in rows]
         assert s.detail is not None and s.detail.entry.id == rows[0][0]
         assert s.detail.topic is not None and s.detail.topic.id == first.id
@@ -97,11 +106,11 @@ def test_move_within_panes_and_between_them(reader_store: Path):
         topics = s.topics
         await pilot.press("j")
         await settle(pilot)
-        assert s.view == View("topic", topics[1].id)
+        assert s.state.view == View("topic", topics[1].id)
         assert s.entry_list.rows[0][0] == s.detail.entry.id
         await pilot.press("k")
         await settle(pilot)
-        assert s.view == View("topic", topics[0].id)
+        assert s.state.view == View("topic", topics[0].id)
 
         await pilot.press("l")
         assert app.focused is s.entry_list
@@ -143,7 +152,7 @@ def test_next_and_previous_entry_from_any_pane(reader_store: Path):
         assert app.focused is s.topic_list
         await pilot.press("n", "n")
         assert s.entry_list.cursor == 2
-        assert s.view == View("topic", s.topics[0].id)  # the topic did not move
+        assert s.state.view == View("topic", s.topics[0].id)  # the topic did not move
         await pilot.press("l", "l")
         assert app.focused is s.detail_pane
         await pilot.press("p")
@@ -158,7 +167,7 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
         await pilot.press("j", "enter")
         await settle(pilot)
         assert app.focused is s.entry_list
-        assert s.view == View("topic", s.topics[1].id)
+        assert s.state.view == View("topic", s.topics[1].id)
         await pilot.press("j", "enter")
         entry_id = s.entry_list.rows[1][0]
         assert app.focused is s.detail_pane
@@ -228,7 +237,7 @@ def test_bookmark_is_written_at_once_and_listed(reader_store: Path):
         last = s.entry_list.rows[0][0]
         await pilot.press("B")
         await settle(pilot)
-        assert s.view == View("bookmarks")
+        assert s.state.view == View("bookmarks")
         assert [r[0] for r in s.entry_list.rows] == [last, first]  # newest bookmark first
         assert s.topic_list.item(0).name == "Bookmarks"
         await pilot.press("j", "b")  # remove the first one again
@@ -271,7 +280,7 @@ def test_read_toggle_and_unread_only(reader_store: Path):
         assert first in s.entry_list.read
         total = len(s.entry_list.rows)
         await pilot.press("j", "u")
-        assert s.unread_only
+        assert s.state.unread_only
         assert first not in [r[0] for r in s.entry_list.rows]
         assert len(s.entry_list.rows) == total - 1
         await pilot.press("u")
@@ -296,7 +305,7 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         with Store(reader_store) as store:
             expected = search(store, "投机解码")  # the concept-aware search
         assert expected
-        assert s.view == View("search", query="投机解码")
+        assert s.state.view == View("search", query="投机解码")
         assert [r[0] for r in s.entry_list.rows] == expected
         assert s.topic_list.item(0).name == "Search: 投机解码"
         assert app.focused is s.entry_list
@@ -314,8 +323,8 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         app.screen.query_one("#search-input").value = ""
         await pilot.press("enter")  # empty clears the search
         await settle(pilot)
-        assert s.search_query is None
-        assert s.view is not None and s.view.kind == "topic"
+        assert s.state.search_query is None
+        assert s.state.view is not None and s.state.view.kind == "topic"
 
     run(reader_store, scenario)
 
@@ -334,7 +343,7 @@ def test_overview_lists_every_topic_and_enter_jumps(reader_store: Path):
         await pilot.press("j", "j", "enter")
         await settle(pilot)
         assert app.screen is s
-        assert s.view == View("topic", s.topics[2].id)
+        assert s.state.view == View("topic", s.topics[2].id)
         assert app.focused is s.entry_list
 
     run(reader_store, scenario)
@@ -513,7 +522,7 @@ def test_command_palette_jumps_to_topic(reader_store: Path):
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(pilot)
-        assert s.view == View("topic", target.id)
+        assert s.state.view == View("topic", target.id)
 
         await pilot.press("ctrl+p")
         await pilot.pause()
@@ -639,10 +648,10 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             stage = str(s.query_one("#progress-stage").render())
             assert "Grouping the entries into topics" in stage
             assert (bar.total, bar.progress) == (100, 50)
-            s.first_start.show("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
+            s.show_progress("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
             assert bar.total is None
             assert "Reading the entries" in str(s.query_one("#progress-stage").render())
-            s.first_start.show("kmeans", 0.5)
+            s.show_progress("kmeans", 0.5)
             assert (bar.total, bar.progress) == (100, 50)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
@@ -1029,7 +1038,7 @@ def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, 
         await look(app, pilot, "export")
         await pilot.press("escape", "slash", *"x[/]", "enter")
         lines = await look(app, pilot, "search")
-        assert s.view == View("search", query="x[/]")
+        assert s.state.view == View("search", query="x[/]")
         assert any("Search: x[/]" in line for line in lines)
         await pilot.press("ctrl+p", *"jump to topic")
         await pilot.pause(0.3)
@@ -1190,7 +1199,7 @@ def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
             largest = max(topics, key=lambda t: t.size)
         assert largest.mixed and largest.name == MIXED_NAME
         assert topics[-1] == largest  # listed after every coherent topic
-        assert s.view == View("topic", topics[0].id) and not topics[0].mixed
+        assert s.state.view == View("topic", topics[0].id) and not topics[0].mixed
         items = [s.topic_list.item(i) for i in range(s.topic_list.item_count)]
         assert [(i.name, i.mixed) for i in items if i is not None][-1] == (MIXED_NAME, True)
         assert s.detail is not None and s.detail.topic == topics[0]
@@ -1200,7 +1209,7 @@ def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
 
 def test_a_re_cluster_elsewhere_reopens_on_a_coherent_topic(trust_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        first = s.view
+        first = s.state.view
         with Store(trust_store) as other:  # another process re-clusters: the topic is gone
             kept = [t for t in other.topics() if View("topic", t.id) != first]
             moved = kept[0].id
@@ -1212,8 +1221,8 @@ def test_a_re_cluster_elsewhere_reopens_on_a_coherent_topic(trust_store: Path):
             other.replace_topics([t._replace(size=sizes[t.id]) for t in kept], assigned)
         await pilot.press("R")
         await settle(pilot)
-        assert s.view is not None and s.view != first
-        assert not next(t for t in s.topics if t.id == s.view.topic_id).mixed
+        assert s.state.view is not None and s.state.view != first
+        assert not next(t for t in s.topics if t.id == s.state.view.topic_id).mixed
 
     run(trust_store, scenario)
 
@@ -1232,7 +1241,7 @@ def test_also_rows_are_marked_and_the_detail_says_where_else(trust_store: Path):
         assert str(entries.border_title) == f"{kv.name} · {len(own)} + {len(also)} also here"
         # the topic's unread count is its own entries', not its also rows'
         item = next(s.topic_list.item(i) for i in range(s.topic_list.item_count)
-                    if s.topic_list.item(i).view == s.view)  # fmt: skip
+                    if s.topic_list.item(i).view == s.state.view)  # fmt: skip
         assert item.unread == unread == len(own)
         assert "also here" not in line_text(entries, 0)
         await pilot.press("G")  # the last row: an also row

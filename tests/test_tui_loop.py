@@ -177,7 +177,7 @@ def test_next_marks_read_and_carries_on_into_the_next_topic(reader_store: Path):
         s.entry_list.move_cursor(len(rows) - 1)  # the topic's last entry
         await pilot.press("n")
         await pilot.pause()
-        assert s.view == View("topic", second.id)
+        assert s.state.view == View("topic", second.id)
         assert s.entry_list.cursor == 0
         head = s.entry_list.rows[0][0]
         assert s.detail.entry.id == head and head in s.read
@@ -191,7 +191,7 @@ def test_next_marks_read_and_carries_on_into_the_next_topic(reader_store: Path):
         await pilot.press("n")
         await pilot.pause()
         assert "Last entry of the last topic." in toasts(app)
-        assert s.view == View("topic", last.id) and s.entry_list.current_id == at
+        assert s.state.view == View("topic", last.id) and s.entry_list.current_id == at
 
     run(reader_store, scenario)
 
