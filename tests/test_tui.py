@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from conftest import READER_TOPICS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.app import App
+from textual.command import CommandList
 from textual.pilot import Pilot
 from topiclens.clustering.search import search
 from topiclens.store import Store
@@ -68,6 +70,25 @@ async def settle(pilot: Pilot[None]) -> None:
     for _ in range(2):
         await background_done(pilot.app)
         await pilot.pause()
+
+
+async def wait_until(
+    pilot: Pilot[None], condition: Callable[[], object], what: str, timeout: float = 20.0
+) -> None:
+    """Let the app run until ``condition()`` holds; fail naming ``what`` after ``timeout``
+    seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting after {timeout} s: {what}"
+        await pilot.pause(0.02)
+
+
+def palette_hits(app: App[None]) -> list[str]:
+    """The titles the open command palette lists, best first."""
+    hits = app.screen.query_one(CommandList)
+    return [
+        str(hits.get_option_at_index(i).prompt).split("\n")[0] for i in range(hits.option_count)
+    ]
 
 
 async def background_done(app: App[None]) -> None:
@@ -459,11 +480,7 @@ def test_changes_made_elsewhere_are_picked_up(reader_store: Path):
         with Store(reader_store) as other:
             other.rename_topic(s.topics[0].id, "Renamed elsewhere")
             other.toggle_bookmark(s.entry_list.rows[0][0])
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if s.topics[0].name == "Renamed elsewhere":
-                break
-        assert s.topics[0].name == "Renamed elsewhere"
+        await wait_until(pilot, lambda: s.topics[0].name == "Renamed elsewhere", "the poll")
         assert s.entry_list.rows[0][0] in s.entry_list.bookmarks
         assert s.topic_list.item(0).name == "Bookmarks"
 
@@ -519,7 +536,8 @@ def test_command_palette_jumps_to_topic(reader_store: Path):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*f"jump to topic: {target.name[:10]}")
-        await pilot.pause(0.3)
+        jump = f"Jump to topic: {target.name}"
+        await wait_until(pilot, lambda: palette_hits(app)[:1] == [jump], "the palette's hits")
         await pilot.press("enter")
         await settle(pilot)
         assert s.state.view == View("topic", target.id)
@@ -527,7 +545,7 @@ def test_command_palette_jumps_to_topic(reader_store: Path):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Overview")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: palette_hits(app)[:1] == ["Overview"], "the hits")
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, OverviewScreen)
@@ -640,11 +658,7 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             from textual.widgets import ProgressBar
 
             bar = s.query_one("#progress-bar", ProgressBar)
-            for _ in range(100):
-                if calls:
-                    break
-                await pilot.pause(0.05)
-            await pilot.pause(0.1)
+            await wait_until(pilot, lambda: bar.progress == 50, "the worker's progress report")
             stage = str(s.query_one("#progress-stage").render())
             assert "Grouping the entries into topics" in stage
             assert (bar.total, bar.progress) == (100, 50)
@@ -655,10 +669,7 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             assert (bar.total, bar.progress) == (100, 50)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
-            for _ in range(100):
-                if s.topics:
-                    break
-                await pilot.pause(0.05)
+            await wait_until(pilot, lambda: s.topics, "the topics")
             await settle(pilot)
             with Store(store.path) as other:
                 assert [t.id for t in s.topics] == [t.id for t in other.topics()]
@@ -747,10 +758,9 @@ def test_first_start_with_the_real_clustering(data_dir: Path):
             async with app.run_test(size=SIZE) as pilot:
                 s = app.screen
                 assert isinstance(s, MainScreen)
-                for _ in range(1200):
-                    if s.topics and not s.preparing:
-                        break
-                    await pilot.pause(0.1)
+                await wait_until(
+                    pilot, lambda: s.topics and not s.preparing, "the grouping", timeout=120
+                )
                 await settle(pilot)
                 assert len(s.topics) > 1
                 assert sum(t.size for t in s.topics) == store.count_entries() == 109
@@ -1041,7 +1051,11 @@ def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, 
         assert s.state.view == View("search", query="x[/]")
         assert any("Search: x[/]" in line for line in lines)
         await pilot.press("ctrl+p", *"jump to topic")
-        await pilot.pause(0.3)
+        await wait_until(
+            pilot,
+            lambda: any(h.startswith("Jump to topic") for h in palette_hits(app)),
+            "the palette's hits",
+        )
         await look(app, pilot, "palette")
         await pilot.press("escape")
         assert app.is_running
@@ -1113,10 +1127,7 @@ def test_closing_while_topics_are_grouped_is_quiet(
         with Store.open_dir(data_dir) as store:
             app = TopicLensApp(store, keymap_file=data_dir / "none.toml", poll_interval=60)
             async with app.run_test(size=SIZE) as pilot:
-                for _ in range(200):
-                    if started.is_set():
-                        break
-                    await pilot.pause(0.05)
+                await wait_until(pilot, started.is_set, "the grouping's start")
                 await pilot.press("q")
             assert stopped.wait(5)
 

@@ -118,7 +118,8 @@ class MainScreen(Screen[None]):
         self._left: str | None = None  # the entry the cursor was on before the current one
         self._progress: ProgressBox | None = None  # mounted the first time it is needed
         self._version = 0  # the store's data version when last read
-        self._known_entries: int | None = None  # for "N new entries from another process"
+        # the entries counted when last read, for "N new entries from another process"
+        self.known_entries: int | None = None
         self._toast_at = -QUIET_AFTER_TOAST
 
     def compose(self) -> ComposeResult:
@@ -1043,7 +1044,7 @@ class MainScreen(Screen[None]):
         gc.freeze()  # the clustering's modules stay loaded: out of the collector's way
         self._version = self.store.external_changes()
         # entries this reader imported itself are not "new from another process"
-        self._known_entries = self.store.count_entries()
+        self.known_entries = self.store.count_entries()
         self.reload()
         if worker.state == WorkerState.ERROR:
             message = terminal_line(f"Could not group the entries into topics: {worker.error}")
@@ -1083,15 +1084,15 @@ class MainScreen(Screen[None]):
             self._store_changed_toast()
 
     def _count_entries(self) -> None:
-        if self._known_entries is None:
-            self._known_entries = self.store.count_entries()
+        if self.known_entries is None:
+            self.known_entries = self.store.count_entries()
 
     def _store_changed_toast(self) -> None:
         """One toast for another process's change, saying how many entries are new; its
         further commits within QUIET_AFTER_TOAST seconds reload without a toast."""
         count = self.store.count_entries()
-        new = count - self._known_entries if self._known_entries is not None else 0
-        self._known_entries = count
+        new = count - self.known_entries if self.known_entries is not None else 0
+        self.known_entries = count
         now = time.monotonic()
         if new > 0:
             noun = "entry" if new == 1 else "entries"
