@@ -17,7 +17,7 @@ from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import Row, View
 from topiclens.tui.screens.filter import FilterScreen
 from topiclens.tui.screens.sort import SortScreen
-from topiclens.tui.state import STATE_KEY
+from topiclens.tui.state import STATE_KEY, ReaderState
 from topiclens.tui.views import RowFilter, arrange_rows, date_problem
 from topiclens.tui.widgets import EntryList
 
@@ -317,3 +317,94 @@ def test_hostile_sources_and_notes_reach_no_dialog_as_markup_or_control(
         assert all("\x1b" not in line for line in screen_lines(app))
 
     run(hostile_store, scenario)
+
+
+# --- the saved place, read and written as one ------------------------------------------
+
+DEEP = "[" * 30_000 + "]" * 30_000  # deeper than json's recursion, under the size cap
+
+
+def test_the_place_round_trips_and_a_search_is_not_saved():
+    state = ReaderState(
+        view=View("topic", 3),
+        entry="abc",
+        unread_only=True,
+        sort="title",
+        row_filter=RowFilter(source="arXiv", since="2025-01", until="2025-03-31", bookmarked=True),
+        search_query="kv",
+    )
+    back, problem = ReaderState.from_json(state.to_json())
+    assert problem is None
+    assert back == ReaderState(
+        View("topic", 3), "abc", True, "title", state.row_filter, search_query=None
+    )
+    bookmarks, _ = ReaderState.from_json(ReaderState(View("bookmarks"), "x").to_json())
+    assert (bookmarks.view, bookmarks.entry) == (View("bookmarks"), "x")
+    searching = ReaderState(View("search", query="kv"), "x", search_query="kv")
+    assert ReaderState.from_json(searching.to_json()) == (ReaderState(), None)
+
+
+def test_a_place_saved_before_reads_the_same():
+    """The stored form written by earlier versions of the reader."""
+    saved = (
+        '{"view": 2, "entry": "e1", "unread_only": false, "sort": "source", '
+        '"filter": {"source": null, "since": "2024-01", "until": "", "bookmarked": false}}'
+    )
+    state, problem = ReaderState.from_json(saved)
+    assert problem is None
+    assert state == ReaderState(View("topic", 2), "e1", False, "source", RowFilter(since="2024-01"))
+    assert ReaderState.from_json('{"view": "bookmarks"}') == (
+        ReaderState(View("bookmarks")),
+        None,
+    )
+    assert ReaderState.from_json(None) == ReaderState.from_json("") == (ReaderState(), None)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("{not json", "it is not JSON"),
+        (DEEP, "it is nested too deep"),
+        ('{"view": ' * 3_000 + "1" + "}" * 3_000, "it is nested too deep"),
+        ('{"entry": "' + "x" * 70_000 + '"}', "it is too large"),
+        ("[1, 2]", "it is not a JSON object"),
+        ("null", "it is not a JSON object"),
+    ],
+    ids=["not-json", "deep-list", "deep-object", "too-large", "a-list", "null"],
+)
+def test_a_place_it_cannot_read_is_the_defaults_with_one_sentence(text: str, why: str):
+    state, problem = ReaderState.from_json(text)
+    assert state == ReaderState()
+    assert problem is not None and why in problem
+
+
+def test_the_readable_part_of_a_place_is_kept():
+    text = json.dumps(
+        {
+            "view": [1],
+            "entry": "kept",
+            "unread_only": "yes",
+            "sort": "title",
+            "filter": {"since": 5},
+        }
+    )
+    state, problem = ReaderState.from_json(text)
+    assert state == ReaderState(entry="kept", sort="title")
+    assert problem is not None and "(view, unread_only, filter)" in problem
+
+
+def test_a_deeply_nested_place_starts_afresh_with_one_warning(reader_store: Path):
+    with Store(reader_store) as store:
+        store.set_meta(STATE_KEY, DEEP)
+        first = store.topics()[0]
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert s.state.view == View("topic", first.id) and s.entry_list.cursor == 0
+        warnings = [n for n in app._notifications if n.severity == "warning"]
+        assert len(warnings) == 1 and "nested too deep" in str(warnings[0].message)
+        await pilot.press("j")
+
+    run(reader_store, scenario)
+    with Store(reader_store) as store:  # and the place is saved whole again on leaving
+        state, problem = ReaderState.from_json(store.get_meta(STATE_KEY))
+    assert problem is None and state.view is not None and state.view.kind == "topic"
