@@ -904,6 +904,35 @@ def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path)
     run(reader_store, scenario)
 
 
+def test_the_main_screen_is_one_class_with_one_handler_per_event():
+    """MainScreen derives from Screen alone (no mixins), and no message reaches two of its
+    handlers: Textual would run both, a decorated one and one named by convention."""
+    import ast
+    import inspect
+    from functools import reduce
+
+    from textual.message import Message
+    from textual.screen import Screen
+    from topiclens.tui import main_screen
+
+    assert MainScreen.__bases__ == (Screen,)
+    tree = ast.parse(inspect.getsource(MainScreen))
+    handled: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if node.name.startswith("on_"):
+            handled.append(node.name)  # Textual's naming convention
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "on":
+                name = ast.unparse(decorator.args[0])  # e.g. EntryList.Highlighted
+                message = reduce(getattr, name.split("."), main_screen)
+                assert issubclass(message, Message)
+                handled.append(message.handler_name)
+    assert "on_worker_state_changed" in handled and "on_resize" in handled
+    assert sorted(handled) == sorted(set(handled))
+
+
 def test_every_binding_has_an_id_a_keymap_accepts():
     from textual.binding import Binding
     from topiclens.tui import screens, widgets

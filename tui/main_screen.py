@@ -16,12 +16,13 @@ How to add
   help screen and palette come from it), then write its ``action_`` method here, in the
   section it belongs to;
 - a dialog or another screen: one file under ``screens/``, and an action that reads top to
-  bottom: ``@work async def action_x(self)``, ``answer = await
+  bottom: ``@work(group=DIALOG) async def action_x(self)``, ``answer = await
   self.app.push_screen_wait(XScreen(...))``, then what the answer changes;
-- slow work: a ``@work(thread=True, group=..., exit_on_error=False)`` method that returns
-  its result; it reports progress with ``self.app.call_from_thread(self.show_progress,
-  stage, fraction)``, and its end (result or error) is handled in :meth:`worker_changed`,
-  the one handler of ``Worker.StateChanged``.
+- slow work: a group in ``workers.py`` and a ``@work(thread=True, group=...,
+  exit_on_error=False)`` method that returns its result; it reports progress with
+  ``self.app.call_from_thread(self.show_progress, stage, fraction)``, and its end (result
+  or error) is handled in :meth:`worker_changed`, the one handler of
+  ``Worker.StateChanged``.
 """
 
 from __future__ import annotations
