@@ -1,4 +1,4 @@
-"""Issue 13 in the reader: every topic correction in a few keys, driven with Pilot on the
+"""The topic corrections in the reader: every one in a few keys, driven with Pilot on the
 bundled corpus clustered for real (once per test process, in conftest; each test on its own copy),
 asserting on the store, the screen's state and the toasts."""
 
@@ -85,7 +85,7 @@ def kv_cache_entries() -> set[str]:
     return {r["id"] for r in rows if r["topic"] == "KV cache"}
 
 
-# --- the issue's done-when, in the reader ----------------------------------------------
+# --- what the corrections promise, in the reader ---------------------------------------
 
 
 def test_topic_from_the_search_kv_cache_gathers_the_kv_cache_entries(db: Path):
@@ -280,9 +280,10 @@ def test_undo_takes_the_last_correction_back_then_the_one_before(db: Path):
 
 
 def test_the_done_when_every_correction_in_a_few_keys_lasts_through_re_clusters(db: Path):
-    """The issue's "done when", as a new user would: a topic from "KV cache, KV 缓存", an
-    entry moved, two topics merged, one hidden (undone, hidden again), each in a few keys;
-    then `cluster` and `cluster --k 8`, and the reader opened again shows every one."""
+    """What the corrections promise, as a new user would try it: a topic from "KV cache,
+    KV 缓存", an entry moved, two topics merged, one hidden (undone, hidden again), each in
+    a few keys; then `cluster` and `cluster --k 8`, and the reader opened again shows every
+    one."""
     before = topics_of(db)
     spec = next(t for t in before.values() if t.name == "Speculative decoding")
     inter = next(t for t in before.values() if t.name == "Interconnects")

@@ -1,4 +1,4 @@
-"""Issue 14, item 9: the smaller faults of the reading loop, each driven with Pilot."""
+"""The smaller faults of the reading loop, each driven with Pilot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reading loop (issue 14): notes kept through any bookmark key, the export dialog's
+"""The reading loop: notes kept through any bookmark key, the export dialog's
 format and memory, keymap conflicts, n/p marking as they go, titles drawn to the room."""
 
 from __future__ import annotations

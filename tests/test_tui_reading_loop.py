@@ -1,4 +1,4 @@
-"""The reading loop (issue 14, part A), driven with Pilot: open and copy the link, mark a
+"""The reading loop, driven with Pilot: open and copy the link, mark a
 list or everything read, next unread across topics, Space to read on, delete with undo,
 the entry maximised, and the message on a terminal too small for the panes."""
 

@@ -1,4 +1,4 @@
-"""Sort (`s`), filter (`f`) and the reader's place remembered between starts (issue 14)."""
+"""Sort (`s`), filter (`f`) and the reader's place remembered between starts."""
 
 from __future__ import annotations
 
