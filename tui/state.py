@@ -18,8 +18,8 @@ from .model import View
 from .views import DEFAULT_SORT, SORTS, RowFilter, date_problem
 
 STATE_KEY = "reader.state"  # the store's meta key
-# a real state is a few hundred bytes: a larger one is not read (it would cost a frame)
-MAX_STATE_BYTES = 64 * 1024
+# a real state is a few hundred characters: a larger one is not read (it would cost a frame)
+MAX_STATE_LENGTH = 64 * 1024
 
 
 @dataclass(slots=True)
@@ -32,8 +32,8 @@ class ReaderState:
     unread_only: bool = False
     sort: str = DEFAULT_SORT
     row_filter: RowFilter = field(default_factory=RowFilter)
-    # this session's search, listed above the topics; not saved, because showing a
-    # search at start would load the tokenizer before the first frame
+    # this session's search, listed above the topics; not saved: a search reads every
+    # entry, so a start on one would show "Searching…" where the first entry should be
     search_query: str | None = None
 
     def to_json(self) -> str:
@@ -66,7 +66,7 @@ class ReaderState:
         naming what could not be read (None when everything could)."""
         if not text:
             return cls(), None
-        if len(text) > MAX_STATE_BYTES:
+        if len(text) > MAX_STATE_LENGTH:
             return cls(), unreadable("it is too large")
         try:
             data = json.loads(text)
