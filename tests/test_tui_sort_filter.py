@@ -266,6 +266,26 @@ def test_place_sort_and_filter_survive_a_restart(
     run(reader_store, second)
 
 
+def test_the_place_is_saved_on_leaving(reader_store: Path):
+    """Moving is enough: the topic and the entry are remembered without a sort or a filter
+    having been changed (the panes are gone when the screen unmounts; the state is not)."""
+    chosen: dict[str, object] = {}
+
+    async def first(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("j", "j", "l", "j", "j", "j")
+        await settle(pilot)
+        chosen.update(view=s.state.view, entry=s.entry_list.current_id)
+        assert chosen["view"] == View("topic", s.topics[2].id)
+
+    run(reader_store, first)
+
+    async def second(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert s.state.view == chosen["view"]
+        assert s.entry_list.current_id == chosen["entry"] and s.entry_list.cursor == 3
+
+    run(reader_store, second)
+
+
 def test_a_state_it_cannot_read_starts_afresh(reader_store: Path):
     with Store(reader_store) as store:
         store.set_meta(STATE_KEY, "{not json")

@@ -268,8 +268,7 @@ class MainScreen(Screen[None]):
 
     def save_state(self) -> None:
         """Write the reader's place to the store (on leaving, and when the sort or the
-        filter change)."""
-        self.state.entry = self.entry_list.current_id  # a move still on its way is kept too
+        filter change). From the state alone: on unmount the panes are gone already."""
         self.store.set_meta(STATE_KEY, self.state.to_json())
 
     # --- showing a view ----------------------------------------------------------------
