@@ -245,7 +245,7 @@ def test_entries_command_cuts_titles_to_the_terminal_only(
     piped = capsys.readouterr().out.splitlines()
     assert any(line.endswith(title) for line in piped)  # piped: whole
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
-    monkeypatch.setattr("shutil.get_terminal_size", lambda *a: os.terminal_size((80, 24)))
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *a, **k: os.terminal_size((80, 24)))
     assert main(["--data-dir", data_dir, "entries"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(piped) and max(cell_width(line) for line in lines) <= 80
