@@ -38,7 +38,17 @@ def test_headless_module_imports_no_textual(module: str):
     assert done.stdout.strip() == "[]", done.stdout
 
 
-PRODUCT = ("tui", "cli", "root", "store", "clustering")
+def product_folders() -> list[str]:
+    """Every folder that installs as a package of topiclens (pyproject's package-dir), so a
+    new one is guarded from the day it is added."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    folders = config["tool"]["setuptools"]["package-dir"].values()
+    return sorted(f for f in folders if f != "assets")
+
+
+PRODUCT = product_folders()
 
 
 def textual_private_names(source: str) -> list[str]:
