@@ -176,6 +176,41 @@ def test_refresh_key_keys_answer_while_it_waits_then_one_toast_says_where(
     play(home, scenario)
 
 
+def test_quitting_during_a_refresh_stops_its_process_and_keeps_the_store(
+    home: Path, server: FeedServer
+):
+    import multiprocessing
+
+    release = threading.Event()
+
+    def stuck(exchange: Exchange) -> None:  # a server that never answers while we quit
+        release.wait(30)
+        exchange.send(Reply(body=json_feed("vLLM Blog", KV_POSTS)))
+
+    server.route("/kv.json", stuck)
+    server.route("/spec.json", Reply(body=json_feed("Spec", [item(7, "Draft models", "")])))
+    subscribe(home, server.url("/kv.json"), server.url("/spec.json"))
+    workers: list[object] = []
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: server.active >= 1, "the stuck feed's request")
+        workers.extend(w for w in app.workers if not w.is_finished)
+        await pilot.press("q")
+
+    play(home, scenario)
+    assert not release.is_set()
+    assert all(w.is_finished for w in workers)  # type: ignore[attr-defined]
+    assert not multiprocessing.active_children()  # the refresh's process was stopped
+    release.set()
+    with Store.open_dir(home) as store:
+        stuck_feed = next(f for f in store.feeds() if f.url.endswith("/kv.json"))
+        # stopped before that feed's fetch gave up (a refresh let run to its end stores
+        # the timeout as the feed's error)
+        assert stuck_feed.last_checked is None and stuck_feed.error is None
+        assert store.query("PRAGMA integrity_check")[0][0] == "ok"
+
+
 def test_a_refresh_of_many_feeds_parses_in_worker_processes_from_the_reader(
     home: Path, server: FeedServer
 ):
