@@ -417,3 +417,20 @@ def test_schedule_refreshes_due_feeds_and_backs_off_on_retry_after(
         assert busy.retry_until is not None and busy.status == "error"
 
     play(home, scenario, feed_check=0.1)
+
+
+# --- the commands' declarations ---------------------------------------------------------
+
+
+def test_feed_commands_are_declared_once_with_keys_no_other_binding_takes():
+    from topiclens.tui.commands import ALL, BY_ID, FEEDS, SCREEN_BINDING_IDS
+
+    assert BY_ID["refresh-feeds"].keys == "ctrl+r" and BY_ID["feeds"].keys == "F"
+    assert {c.id for c in ALL if c.section == FEEDS} == {"refresh-feeds", "feeds"}
+    keys = [k for c in ALL for k in c.keys.split(",")]
+    assert keys.count("ctrl+r") == 1 and keys.count("F") == 1
+    assert hasattr(MainScreen, "action_refresh_feeds") and hasattr(MainScreen, "action_feeds")
+    for screen in (FeedsScreen, FeedInputScreen):
+        for binding in screen.BINDINGS:
+            assert binding.id in SCREEN_BINDING_IDS, binding.id  # type: ignore[union-attr]
+    assert any(b.id == "add-feed" for b in FeedsScreen.BINDINGS)  # type: ignore[union-attr]
