@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from test_tui import make_trust_store
+from test_tui import background_done, make_trust_store
 from textual.pilot import Pilot
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
@@ -40,11 +40,11 @@ def trust_app(reader_store: Path):
 
 def before(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run(pilot: Pilot[None]) -> None:
-        await pilot.app.workers.wait_for_complete()
+        await background_done(pilot.app)
         await pilot.pause()
         if keys:
             await pilot.press(*keys)
-        await pilot.app.workers.wait_for_complete()
+        await background_done(pilot.app)
         await pilot.pause()
         pilot.app.clear_notifications()
         await pilot.pause()
