@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import DIGEST, LISTING, dump_store
+from helpers import DIGEST, LISTING, dump_store
 from topiclens.store.db import STORE_FILENAME
 
 DIGEST_LINES = DIGEST.read_text(encoding="utf-8").split("\n")

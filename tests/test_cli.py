@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 import topiclens
-from conftest import DIGEST, LISTING, ROOT
+from helpers import DIGEST, LISTING, ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.app import App

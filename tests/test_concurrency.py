@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import write_digest
 from topiclens.store import Store
 from topiclens.store.importer import import_file
-from workers.corpus import write_digest
 
 ACT = Path(__file__).resolve().parent / "workers" / "act.py"
 TIMEOUT = 120

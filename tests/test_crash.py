@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import dump_store, integrity
+from helpers import dump_store, integrity, write_digest
 from topiclens.store import Store
 from topiclens.store.db import STORE_FILENAME
 from topiclens.store.importer import import_file
-from workers.corpus import write_digest
 
 ACT = Path(__file__).resolve().parent / "workers" / "act.py"
 

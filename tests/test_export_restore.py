@@ -13,8 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import DIGEST, LISTING, dump_store
-from test_export import seed
+from helpers import DIGEST, LISTING, dump_store, seed
 from topiclens.cli import main
 from topiclens.store import Store
 from topiclens.store.export import default_filename, render

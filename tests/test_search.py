@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 from rich.segment import Segment
 from topiclens.clustering.search import (
     RANK_CONCEPT,
@@ -170,7 +170,7 @@ def _styled(segments: list[Segment], text: str) -> list[Segment]:
 
 
 def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
-    from test_tui import run, settle
+    from helpers import run, settle
     from textual.pilot import Pilot
     from topiclens.tui.app import TopicLensApp
     from topiclens.tui.main_screen import MainScreen

@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import dump_store, integrity
+from helpers import dump_store, integrity, write_digest
 from topiclens.store import SCHEMA_VERSION, Store, StoreError
 from topiclens.store.db import STORE_FILENAME
 from topiclens.store.importer import import_file
-from workers.corpus import write_digest
 
 
 def _files(directory: Path) -> dict[str, bytes]:

@@ -16,33 +16,12 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from conftest import DIGEST, LISTING
+from helpers import DIGEST, LISTING, SCHEMA_4, SCHEMA_6, SCHEMA_7
 from topiclens.clustering.features import count_matrix, select_terms
 from topiclens.clustering.token_cache import entry_token_ids
 from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
-
-# a store of schema 9 made back into schema 8: no corrections
-SCHEMA_8 = "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
-# ... and back into schema 7: notes inside the bookmark rows
-SCHEMA_7 = (
-    SCHEMA_8 + "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
-    "UPDATE bookmarks SET note = coalesce("
-    "(SELECT note FROM notes n WHERE n.entry_id = bookmarks.entry_id), '');"
-    "DROP TABLE notes;"
-)
-# ... and back into schema 6: no cohesion, no mixed mark, no also rows
-SCHEMA_6 = (
-    SCHEMA_7 + "DROP TABLE topic_also_list; DROP TABLE topic_also;"
-    "ALTER TABLE topics DROP COLUMN cohesion; ALTER TABLE topics DROP COLUMN mixed;"
-)
-# ... and back into schema 4: similar entries in their own table, no topic lists
-SCHEMA_4 = (
-    SCHEMA_6 + "CREATE TABLE similar (entry_id TEXT NOT NULL, other_id TEXT NOT NULL,"
-    " rank INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (entry_id, rank));"
-    "ALTER TABLE topic_assignments DROP COLUMN similar; DROP TABLE topic_list;"
-)
 
 
 def _ids(blob: bytes) -> list[int]:

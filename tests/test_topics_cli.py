@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import DIGEST, LISTING
+from helpers import DIGEST, LISTING, CliResult
 from topiclens.cli import main
 from topiclens.cli.commands import TOPICS_HEADER
 from topiclens.clustering import assign_new, cluster_store, ensure_topics
@@ -21,8 +21,6 @@ from topiclens.store import Store, Topic
 from topiclens.store.importer import import_bundled, import_file
 
 pytestmark = pytest.mark.xdist_group("topics")
-
-CliResult = tuple[int, str, str]
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from test_tui import make_trust_store
+from helpers import make_trust_store
 from textual.pilot import Pilot
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
