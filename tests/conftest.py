@@ -8,8 +8,23 @@ from pathlib import Path
 
 import pytest
 from helpers import HOSTILE, TOPIC_NAMES, CliResult, make_reader_store
+from hypothesis import settings
 from topiclens.cli import main
 from topiclens.store import Entry, Store
+
+# The same examples on every run: a result never depends on what an earlier run stored in
+# .hypothesis/ or on the clock. `pytest --hypothesis-profile explore` draws fresh examples.
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile("repeatable")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of the reader (tests/test_tui*.py) starts the app under Pilot: slow."""
+    for item in items:
+        if item.path.name.startswith("test_tui"):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

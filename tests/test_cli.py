@@ -175,6 +175,7 @@ def unsafe(output: str, *, csv_rows: bool = False) -> list[str]:
     return FORBIDDEN.findall(output)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(_hostile, min_size=1, max_size=3))
 def test_no_terminal_control_ever_reaches_the_output(texts: list[str]):

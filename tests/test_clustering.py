@@ -237,6 +237,7 @@ def test_new_entries_are_weighed_and_projected_as_in_the_fit():
         assert np.allclose(new.vectors, np.asarray(f.vectors[:6]), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_spectral_step_separates_clear_groups_deterministically():
     import numpy as np
 
@@ -395,6 +396,7 @@ def test_stage_names_are_the_progress_strings():
     assert Stage.KMEANS == "kmeans" and {"kmeans": 1}[Stage.KMEANS] == 1
 
 
+@pytest.mark.slow
 def test_term_named_topics_never_repeat_an_anchor_name(tmp_path):
     """A cluster the anchors did not win is named from its own terms, never from an
     anchor's name that another topic already carries."""

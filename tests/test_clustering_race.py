@@ -13,7 +13,7 @@ from topiclens.clustering import Stage, assign_new, cluster_store
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-pytestmark = pytest.mark.xdist_group("processes")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("processes")]
 
 
 def test_entries_imported_while_the_model_fits_join_the_new_topics(tmp_path: Path):

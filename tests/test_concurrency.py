@@ -65,6 +65,7 @@ def seed(data_dir: Path, tmp_path: Path, n: int) -> None:
 _REPORT = re.compile(r"^(\S+): (\d+) new, (\d+) already known, (\d+) rejected$", re.M)
 
 
+@pytest.mark.slow
 def test_imports_at_once_into_a_fresh_store(tmp_path: Path):
     """Four imports start together on a data directory that does not exist yet: one
     creates the store, the others wait for it; overlapping entries land once."""
@@ -107,6 +108,7 @@ def _repeats(lines: list[str]) -> int:
     return repeats
 
 
+@pytest.mark.slow
 def test_two_processes_toggle_bookmarks_a_thousand_times(data_dir: Path, tmp_path: Path):
     seed(data_dir, tmp_path, 20)
     # one walks 7 entries, the other 3: three entries are toggled by both
@@ -140,6 +142,7 @@ def _snapshots(out: str) -> tuple[list[tuple[int, ...]], int]:
     return snaps, changes
 
 
+@pytest.mark.slow
 def test_reader_open_while_two_imports_run(data_dir: Path, tmp_path: Path):
     seed(data_dir, tmp_path, 100)
     stop = tmp_path / "stop"
@@ -157,6 +160,7 @@ def test_reader_open_while_two_imports_run(data_dir: Path, tmp_path: Path):
     assert changes >= 1
 
 
+@pytest.mark.slow
 def test_reader_and_bookmarks_while_a_recluster_runs(data_dir: Path, tmp_path: Path):
     seed(data_dir, tmp_path, 300)
     stop = tmp_path / "stop"

@@ -20,7 +20,7 @@ from topiclens.store.export import render
 from topiclens.store.importer import import_file
 from topiclens.store.restore import restore_data
 
-pytestmark = pytest.mark.xdist_group("corrections")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("corrections")]
 
 ROOT = Path(__file__).resolve().parent.parent
 # the entries our reference labels put under "KV cache" (bench/corpora/bundled-labels.jsonl)

@@ -20,7 +20,7 @@ from topiclens.store.importer import import_file
 
 ACT = Path(__file__).resolve().parent / "workers" / "act.py"
 
-pytestmark = pytest.mark.xdist_group("processes")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("processes")]
 
 
 def spawn(*args: object) -> subprocess.Popen[str]:

@@ -544,6 +544,7 @@ _TEXT = st.text(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(title=_TEXT, summary=_TEXT, comment=_TEXT, note=_TEXT, source=_TEXT)
 def test_any_text_survives_every_format(

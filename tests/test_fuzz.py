@@ -235,6 +235,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # --- well-formed files are read back exactly ------------------------------------------------
 
 
+@pytest.mark.slow
 @FUZZ
 @given(case=well_formed(), data=st.data())
 def test_well_formed_files_read_back_exactly(workdir: Path, case, data):
@@ -314,6 +315,7 @@ def mutated(draw: st.DrawFn) -> bytes:
     return b"\n".join(lines)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(blob=mutated())
 def test_mutated_files_never_lose_an_entry_silently(workdir: Path, blob: bytes):
@@ -321,6 +323,7 @@ def test_mutated_files_never_lose_an_entry_silently(workdir: Path, blob: bytes):
     check(result, blob, display)
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(
     blob=st.binary(max_size=400)
@@ -331,6 +334,7 @@ def test_random_bytes(workdir: Path, blob: bytes):
     check(result, blob, display)
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=15)
 @given(
     case=well_formed(),
@@ -354,6 +358,7 @@ def _pairs(result: ParseResult) -> set[tuple[str, str]]:
     return {(e.summary, e.comment) for e in result.entries}
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(entries=st.lists(digest_entry(), min_size=2, max_size=10), stray=sentence(), data=st.data())
 def test_a_stray_line_in_a_digest(workdir: Path, entries, stray: str, data):
@@ -371,6 +376,7 @@ def test_a_stray_line_in_a_digest(workdir: Path, entries, stray: str, data):
     )
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(entries=st.lists(digest_entry(), min_size=5, max_size=10), data=st.data())
 def test_a_missing_line_in_a_digest(workdir: Path, entries, data):
@@ -385,6 +391,7 @@ def test_a_missing_line_in_a_digest(workdir: Path, entries, data):
     assert rest <= _pairs(result) and len(result.entries) == len(entries) - 1
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(entries=st.lists(jsonl_entry(), min_size=1, max_size=10), data=st.data())
 def test_a_stray_line_in_json_lines(workdir: Path, entries, data):
@@ -449,6 +456,7 @@ def store(tmp_path_factory: pytest.TempPathFactory):
         yield s
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=40)
 @given(blob=mutated())
 def test_import_adds_exactly_the_new_entries(workdir: Path, store: Store, blob: bytes):

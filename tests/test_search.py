@@ -169,6 +169,7 @@ def _styled(segments: list[Segment], text: str) -> list[Segment]:
     return [s for s in segments if s.text == text]
 
 
+@pytest.mark.slow
 def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
     from helpers import run, settle
     from textual.pilot import Pilot

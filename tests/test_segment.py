@@ -77,6 +77,7 @@ def test_surface_pattern_guards_latin_forms_at_word_starts():
     ]
 
 
+@pytest.mark.slow
 def test_the_merged_dictionary_is_cached_and_read_back_whole(tmp_path, monkeypatch):
     import tempfile
 

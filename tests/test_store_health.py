@@ -186,6 +186,7 @@ def test_a_read_only_data_dir(cli, mount: Path, tmp_path: Path):
     assert status == 2 and "cannot create the data directory (Read-only file system)" in err
 
 
+@pytest.mark.slow
 def test_a_full_disk(cli, mount: Path, tmp_path: Path):
     home = mount / "d"
     status, _, _ = cli(

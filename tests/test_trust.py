@@ -38,6 +38,7 @@ def _overlapping(n_groups: int = 20, per: int = 30) -> list[list[str]]:
     return docs
 
 
+@pytest.mark.slow
 def test_spectral_step_left_out_on_crisp_keyword_groups():
     model = TopicModel(20, random_state=0, n_similar=0).fit(None, _crisp())
     assert model.silhouette_ is not None and model.silhouette_ >= CRISP_SILHOUETTE
@@ -48,12 +49,14 @@ def test_spectral_step_left_out_on_crisp_keyword_groups():
     assert all(len(set(model.labels_[g * 30 : (g + 1) * 30].tolist())) == 1 for g in range(20))
 
 
+@pytest.mark.slow
 def test_spectral_step_kept_on_overlapping_text():
     model = TopicModel(20, random_state=0, n_similar=0).fit(None, _overlapping())
     assert model.silhouette_ is not None and model.silhouette_ < CRISP_SILHOUETTE
     assert model.spectral_ is True
 
 
+@pytest.mark.slow
 def test_spectral_forced_either_way_measures_nothing_or_keeps_the_step():
     docs = _crisp()
     off = TopicModel(20, spectral=False, random_state=0, n_similar=0).fit(None, docs)

@@ -18,7 +18,7 @@ from topiclens.store.models import Entry
 from topiclens.store.text import entry_id
 
 LABELS = Path(__file__).resolve().parent.parent / "bench" / "corpora" / "bundled-labels.jsonl"
-pytestmark = pytest.mark.xdist_group("topics")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("topics")]
 
 
 @pytest.fixture(scope="module")
