@@ -26,6 +26,7 @@ pytestmark = pytest.mark.xdist_group("processes")
 def act(*args: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, str(ACT), *map(str, args)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -49,12 +50,15 @@ def finish(proc: subprocess.Popen[str]) -> str:
     return out
 
 
-def started(*procs: subprocess.Popen[str], go: Path) -> None:
+def started(*procs: subprocess.Popen[str]) -> None:
     """Wait until every process has its store open, then let them all go at once."""
     for proc in procs:
         assert proc.stdout is not None
         assert proc.stdout.readline() == "ready\n"
-    go.touch()
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
 
 
 def seed(data_dir: Path, tmp_path: Path, n: int) -> None:
@@ -112,9 +116,8 @@ def _repeats(lines: list[str]) -> int:
 def test_two_processes_toggle_bookmarks_a_thousand_times(data_dir: Path, tmp_path: Path):
     seed(data_dir, tmp_path, 20)
     # one walks 7 entries, the other 3: three entries are toggled by both
-    go = tmp_path / "go"
-    one, two = act("toggle", data_dir, 1000, 7, go), act("toggle", data_dir, 1000, 3, go)
-    started(one, two, go=go)
+    one, two = act("toggle", data_dir, 1000, 7), act("toggle", data_dir, 1000, 3)
+    started(one, two)
     per_process = [finish(one).splitlines(), finish(two).splitlines()]
     lines = per_process[0] + per_process[1]
     assert len(lines) == 2000
@@ -165,10 +168,9 @@ def test_reader_and_bookmarks_while_a_recluster_runs(data_dir: Path, tmp_path: P
     seed(data_dir, tmp_path, 300)
     stop = tmp_path / "stop"
     watcher = _watch(data_dir, stop)
-    go = tmp_path / "go"
-    recluster = act("recluster", data_dir, ROUNDS, 5, go)
-    toggler = act("toggle", data_dir, 300, 11, go)
-    started(recluster, toggler, go=go)
+    recluster = act("recluster", data_dir, ROUNDS, 5)
+    toggler = act("toggle", data_dir, 300, 11)
+    started(recluster, toggler)
     rounds = finish(recluster).split()
     toggles = finish(toggler).splitlines()
     stop.touch()

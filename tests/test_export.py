@@ -11,7 +11,6 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -765,20 +764,21 @@ def test_cli_writes_standard_output(cli, seeded_dir: Path, name: str):
 def test_a_killed_export_leaves_a_temporary_that_the_next_one_removes(tmp_path: Path):
     target = tmp_path / "out.json"
     code = (
-        "import os, sys, time; from pathlib import Path\n"
+        "import os, signal; from pathlib import Path\n"
         "from topiclens.store.export import write_atomic\n"
-        "os.fsync = lambda fd: time.sleep(60)  # hold the write open until killed\n"
+        "def held(fd):  # the bytes are in the temporary file: say so, and wait to be killed\n"
+        "    print('writing', flush=True)\n"
+        "    signal.pause()\n"
+        "os.fsync = held\n"
         f"write_atomic(Path({str(target)!r}), b'half')\n"
     )
-    child = subprocess.Popen([sys.executable, "-c", code])
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
-        for _ in range(200):
-            if leftovers(tmp_path):
-                break
-            time.sleep(0.05)
+        assert child.stdout is not None
+        assert child.stdout.readline() == "writing\n"
     finally:
         child.kill()
-        child.wait()
+        child.communicate()
     stale = leftovers(tmp_path)
     assert len(stale) == 1 and stale[0].startswith(".out.json.") and not target.exists()
     host, _pid, rest = stale[0].removeprefix(".out.json.topiclens.").split(".", 2)
