@@ -180,12 +180,15 @@ def test_three_names_over_k_1_2_3_8_and_automatic(home: Path, tmp_path: Path):
         cluster_store(store)
         once = store.assignments()
     with Store.open_dir(home) as store:
-        for k, lost in ((1, 2), (2, 1), (3, 0), (8, 0), (None, 0)):
+        # a topic carries one name: k = 1 keeps one, k = 2 one or two (whether two named
+        # topics' entries stay apart depends on the seed), and with room for all three none
+        # is lost
+        for k, fewest, most in ((1, 2, 2), (2, 1, 2), (3, 0, 0), (8, 0, 0), (None, 0, 0)):
             report = cluster_store(store, k=k)
             present = _check_names(store, given, report)
-            assert len(report.lost_names) == lost, (k, report.lost_names)
-            assert len(present) == 3 - lost
-            if lost:
+            assert fewest <= len(report.lost_names) <= most, (k, report.lost_names)
+            assert len(present) == 3 - len(report.lost_names)
+            if report.lost_names:
                 line = next(n for n in report.notes() if n.startswith("no topic this time"))
                 assert all(repr(name) in line for name in report.lost_names)
                 assert f"you named 3 topics and asked for {k}" in line
