@@ -342,6 +342,7 @@ def _jsonl_lines(n: int) -> bytes:
     return b"\n".join(orjson.dumps(r) for r in rows) + b"\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["-", "/dev/stdin"])
 def test_a_pipe_into_the_command_imports_every_entry(data_dir: Path, path: str):
     data = _jsonl_lines(2000)  # far more than the 4 KB once sniffed and lost

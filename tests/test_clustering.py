@@ -362,6 +362,7 @@ def test_saved_model_predicts_the_same_and_rejects_other_formats():
         TopicModel.from_bytes(buf.getvalue())
 
 
+@pytest.mark.slow
 def test_importing_clustering_loads_no_heavy_library():
     modules = ", ".join(
         f"topiclens.clustering.{m}"

@@ -326,6 +326,7 @@ def test_markdown_topic_filter_title(store: Store):
     assert {r["group"] for r in records} == {"Speculative <decoding> & *drafts*"}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.text(
@@ -761,6 +762,7 @@ def test_cli_writes_standard_output(cli, seeded_dir: Path, name: str):
     assert orjson.loads(out.encode("utf-8"))["count"] == 5
 
 
+@pytest.mark.slow
 def test_a_killed_export_leaves_a_temporary_that_the_next_one_removes(tmp_path: Path):
     target = tmp_path / "out.json"
     code = (

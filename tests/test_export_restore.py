@@ -488,6 +488,7 @@ def test_cli_backup_and_restore(cli, seeded, tmp_path, capsys):
     )
 
 
+@pytest.mark.slow
 def test_export_and_restore_import_no_heavy_libraries(seeded: Path, tmp_path: Path):
     """`export` and restoring an export must not pay for Textual, scikit-learn or jieba."""
     import subprocess

@@ -86,6 +86,7 @@ def test_an_explicit_k_gives_exactly_k_topics(home: Path, k: int):
         assert share_lines == []
 
 
+@pytest.mark.slow
 def test_automatic_k_keeps_the_cap_and_reports_what_it_split(tmp_path: Path):
     jam = "paper jam tray roller"
     rows = [{"title": f"Printer jam report {i}", "summary": jam} for i in range(30)]

@@ -137,6 +137,7 @@ def test_what_the_store_looks_for_first_is_needed_by_every_form():
                     assert any(n.search(text) for n in needs), (token, form, keys)
 
 
+@pytest.mark.slow
 def test_a_search_never_loads_jieba(tmp_path: Path):
     code = (
         "import sys\n"

@@ -213,6 +213,7 @@ def test_a_full_disk(cli, mount: Path, tmp_path: Path):
 # --- the same without mounts: SQLite's own size limit stands in for a full disk ---------
 
 
+@pytest.mark.slow
 def test_a_full_store_rolls_back_and_goes_on(tmp_path: Path):
     with Store.open_dir(tmp_path / "d") as store:
         import_file(store, write_digest(tmp_path / "a.txt", 200))

@@ -62,6 +62,7 @@ def test_a_failed_write_forgets_the_ids_it_gave_out(tmp_path: Path):
         assert [store.token_vocab()[i] for i in _ids(blob)] == ["moe", "kv"]
 
 
+@pytest.mark.slow
 def test_counts_from_ids_equal_counts_from_token_lists(tmp_path: Path):
     with Store.open_dir(tmp_path) as store:
         import_file(store, DIGEST)
