@@ -29,6 +29,8 @@ EPILOG = f"""\
 examples:
   topiclens                          open the reader
   topiclens import digest.txt        add entries from a digest, listing or JSON Lines file
+  topiclens feed add URL             subscribe to a feed (RSS, Atom, JSON Feed)
+  topiclens refresh                  fetch every feed; new entries join their topics
   cat f.jsonl | topiclens import -   the same from standard input
   topiclens entries --json           every entry as JSON
   topiclens export --format html     your bookmarks as one HTML page
@@ -108,17 +110,20 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     def add(
-        name: str, func: Callable[[argparse.Namespace], int], help: str
+        name: str,
+        func: Callable[[argparse.Namespace], int],
+        help: str,
+        description: str | None = None,
     ) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help)
+        p = sub.add_parser(name, help=help, description=description or help)
         p.set_defaults(func=func)
         return p
 
     p = add(
         "import",
         c.cmd_import,
-        "import digest, listing or JSON Lines files into the store, or restore the "
-        "bookmarks of a JSON export",
+        "import digest, listing, JSON Lines or feed (RSS, Atom, JSON Feed) files into the "
+        "store, or restore the bookmarks of a JSON export",
     )
     p.add_argument(
         "paths",
@@ -137,6 +142,9 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         c.cmd_export,
         "export your bookmarks (`topiclens export --help` lists the formats; a JSON export "
         "is also a backup: `topiclens import` restores it)",
+        "export your bookmarks as Markdown, JSON, CSV or HTML, chosen by --format or by the "
+        "extension of --output (a JSON export is also a backup: `topiclens import` restores "
+        "it, saved searches and mute rules included)",
     )
     if exporting:
         from ..store.export import FORMATS, format_names
@@ -144,15 +152,15 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         p.add_argument(
             "--format",
             choices=format_names(),
-            default=FORMATS[0].name,
             help=", ".join(f"{f.name}: {f.label}" for f in FORMATS)
-            + f" (default: {FORMATS[0].name})",
+            + f" (default: the format the --output file name ends with, else {FORMATS[0].name})",
         )
     p.add_argument(
         "--output",
         "-o",
         metavar="PATH",
-        help="file to write, or - (or /dev/stdout) for standard output "
+        help="file to write (its extension chooses the format: .md, .json, .csv, .html), or "
+        "- (or /dev/stdout) for standard output "
         "(default: topiclens-bookmarks-DATE.FORMAT in the current directory)",
     )
     topic_id = whole_number(0, MAX_ID, "a topic id")
@@ -177,8 +185,20 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         metavar="DATE",
         help="only entries dated DATE or later (YYYY-MM-DD, YYYY-MM or YYYY)",
     )
+    p.add_argument(
+        "--until",
+        type=c.since_date,
+        metavar="DATE",
+        help="only entries dated DATE or earlier (YYYY-MM-DD, YYYY-MM or YYYY: to its end)",
+    )
     p.add_argument("--unread", action="store_true", help="only unread entries")
     p.add_argument("--bookmarked", action="store_true", help="only bookmarked entries")
+    p.add_argument(
+        "--muted",
+        action="store_true",
+        help="only the entries mute rules hide (see `topiclens mute list`); without it, "
+        "they are left out, except from a --search, which finds them too",
+    )
     p.add_argument(
         "--search",
         metavar="QUERY",
@@ -189,7 +209,7 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help="print JSON (one object with an 'entries' list; each entry also carries "
-        "'topic' ({id, name} or null), 'read' and 'bookmarked')",
+        "'topic' ({id, name} or null), 'read', 'bookmarked' and 'muted')",
     )
 
     p = add(
@@ -252,7 +272,9 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     v.add_argument("id", **an_id)
     v.add_argument("name", metavar="NAME", help="the new name (one line)")
     v = verb("move", tc.cmd_move, "move an entry to another topic and pin it there")
-    v.add_argument("entry", metavar="ENTRY_ID", help="the entry's id (see `topiclens entries`)")
+    v.add_argument(
+        "entry", metavar="ENTRY_ID", help="the entry's id, or its start (see `topiclens entries`)"
+    )
     v.add_argument("topic", **an_id)
     v = verb("merge", tc.cmd_merge, "merge topics into the first one given")
     v.add_argument("ids", nargs="+", **an_id)
@@ -279,6 +301,16 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     v = verb("show", tc.cmd_show, "show a hidden topic again")
     v.add_argument("id", **an_id)
     verb("undo", tc.cmd_undo, "take back the last correction")
+
+    # --- commands declared in their own modules
+    from . import entry_commands, view_commands
+
+    entry_commands.register(sub)
+    view_commands.register(sub)
+    # --- feed and refresh: subscriptions and fetching them
+    from . import feed_commands as fc
+
+    fc.declare(add, whole_number(1, MAX_ID, "a feed id"))
 
     return parser
 

@@ -66,6 +66,9 @@ def _counts(report: Any) -> str:
     corrected = getattr(report, "corrections_restored", 0)
     if corrected:
         text += f"; {corrected} topic corrections restored (they shape the next topiclens cluster)"
+    searches, rules = (getattr(report, k, 0) for k in ("searches_restored", "mute_rules_restored"))
+    if searches or rules:
+        text += f"; {searches} saved searches and {rules} mute rules restored"
     return text
 
 
@@ -117,23 +120,32 @@ DATE_CELLS = 10  # YYYY-MM-DD
 ENTRIES_HEADER = f"{'id':<{ID_CELLS}}  {'date':<{DATE_CELLS}}  {'source':<{SOURCE_CELLS}}  title"
 
 
+# A table's last column when the output is no terminal (piped to a file or a script):
+# whole for any real title or name, cut where only a damaged or hostile one reaches.
+PIPED_CELLS = 500
+
+
+def cell(text: str, cells: int) -> str:
+    """``text`` as one line of at most ``cells`` terminal cells, reading only as much of
+    it as that takes (a 50 MB title costs what its first line does)."""
+    return fit_cells(terminal_line(text[: 4 * cells + 64]), cells)
+
+
 def _column(text: str, cells: int) -> str:
     """``text`` cut and padded to exactly ``cells`` terminal cells (a Chinese character
     takes two)."""
-    text = fit_cells(terminal_line(text), cells)
+    text = cell(text, cells)
     return text + " " * (cells - cell_width(text))
 
 
 def entry_line(e: Any, width: int | None = None) -> str:
     """One entry of `entries`: id, date, source, each padded to its column in terminal
     cells (so the columns of Chinese and English sources line up under the header), then
-    the title (whole, or cut so that the line fits ``width`` cells)."""
+    the title, cut so that the line fits ``width`` cells (piped: :data:`PIPED_CELLS`)."""
     date = _column(e.date or "-" * DATE_CELLS, DATE_CELLS)
     head = f"{_column(e.id, ID_CELLS)}  {date}  {_column(e.source, SOURCE_CELLS)}  "
-    title = terminal_line(e.title)
-    if width is not None:
-        title = fit_cells(title, max(8, width - cell_width(head)))
-    return head + title
+    room = PIPED_CELLS if width is None else max(8, width - cell_width(head))
+    return head + cell(e.title, room)
 
 
 def output_width() -> int | None:
@@ -168,16 +180,21 @@ def since_date(text: str) -> str:
 
 def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
     """The ids `entries` lists: every filter given, in the search's order when searching
-    (None: every entry, read in one query)."""
-    filters = (args.topic, args.source, args.since, args.search)
-    if all(f is None for f in filters) and not (args.unread or args.bookmarked):
+    (None: every entry, read in one query). Muted entries are left out, except from a
+    search (a search is how a muted entry is found) or with --muted (only they)."""
+    muted = True if args.muted else None if args.search is not None else False
+    filters = (args.topic, args.source, args.since, args.until, args.search)
+    unfiltered = all(f is None for f in filters) and not (args.unread or args.bookmarked)
+    if unfiltered and muted is False and not store.muted_ids():
         return None
     ids = store.filtered_entry_ids(
         topic_id=args.topic,
         source=args.source,
         since=args.since,
+        until=args.until,
         unread=args.unread,
         bookmarked=args.bookmarked,
+        muted=muted,
     )
     if args.search is None:
         return ids
@@ -188,49 +205,69 @@ def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
 
 
 def _entry_json(
-    e: Any, topics: dict[int, str], placed: dict[str, int], read: set[str], marked: set[str]
+    e: Any,
+    topics: dict[int, str],
+    placed: dict[str, int],
+    states: tuple[set[str], set[str], set[str]],
 ) -> dict[str, Any]:
     tid = placed.get(e.id)
     topic = None if tid is None else {"id": tid, "name": topics.get(tid, "")}
-    return e.to_json() | {"topic": topic, "read": e.id in read, "bookmarked": e.id in marked}
+    read, marked, muted = states
+    return e.to_json() | {
+        "topic": topic,
+        "read": e.id in read,
+        "bookmarked": e.id in marked,
+        "muted": e.id in muted,
+    }
 
 
 def cmd_entries(args: argparse.Namespace) -> int:
+    from ..store.bounds import BoundError
+
     with open_store(args) as store:
         if args.topic is not None and store.topic(args.topic) is None:
             err(f"topiclens: no topic with id {args.topic}; `topiclens topics` lists them")
             return 1
-        entries = store.entries(_selected_ids(store, args))
+        try:
+            entries = store.entries(_selected_ids(store, args))
+        except BoundError as exc:
+            err(f"topiclens: {exc}")
+            return 2
         if args.json:
             topics = {t.id: t.name for t in store.topics()}
-            placed, read, marked = store.assignments(), store.read_ids(), store.bookmark_ids()
-            write_json({"entries": [_entry_json(e, topics, placed, read, marked) for e in entries]})
+            placed = store.assignments()
+            states = (store.read_ids(), store.bookmark_ids(), store.muted_ids())
+            write_json({"entries": [_entry_json(e, topics, placed, states) for e in entries]})
             return 0
     width = output_width()
-    if entries:
-        out(ENTRIES_HEADER if width is None else fit_cells(ENTRIES_HEADER, width))
+    out(ENTRIES_HEADER if width is None else fit_cells(ENTRIES_HEADER, width))
+    if not entries:
+        out("no entries")
     for e in entries:
         out(entry_line(e, width))
     return 0
 
 
 def cmd_mark_read(args: argparse.Namespace) -> int:
+    """Mark a topic's entries, or every entry, read (or unread) and say how many are so
+    now and how many of them changed (a count of the changed alone reads as the total)."""
     read = not args.unread
     with open_store(args) as store:
         if args.all:
             what = "in the store"
-            changed = (
-                store.mark_all_read() if read else store.set_read_many(store.entry_ids(), False)
-            )
+            ids = store.entry_ids()
+            changed = store.mark_all_read() if read else store.set_read_many(ids, False)
         else:
             topic = store.topic(args.topic)
             if topic is None:
                 err(f"topiclens: no topic with id {args.topic}; `topiclens topics` lists them")
                 return 1
-            what = f"in topic {topic.id} ({terminal_line(topic.name)})"
-            changed = store.set_read_many(store.topic_entry_ids(topic.id), read)
-    noun = "entry" if changed == 1 else "entries"
-    out(f"{changed} {noun} {what} marked {'read' if read else 'unread'}")
+            what = f"in topic {topic.id} ({fit_cells(terminal_line(topic.name[:400]), 60)})"
+            ids = store.topic_entry_ids(topic.id)
+            changed = store.set_read_many(ids, read)
+    noun = "entry" if len(ids) == 1 else "entries"
+    state = "read" if read else "unread"
+    out(f"{len(ids)} {noun} {what} now {state} ({changed} changed)")
     return 0
 
 
@@ -242,13 +279,22 @@ def cmd_export(args: argparse.Namespace) -> int:
         build,
         check_target,
         default_filename,
+        format_for_path,
         get_format,
         is_stdout,
         write_atomic,
     )
 
-    fmt = get_format(args.format)
     to_stdout = is_stdout(args.output)
+    named = None if to_stdout or not args.output else format_for_path(args.output)
+    if args.format and named and named.name != args.format:
+        err(
+            f"topiclens: {terminal_line(args.output)}: its extension says {named.label}, but "
+            f"--format {args.format} was given; leave --format out, or give the file the "
+            f"extension {get_format(args.format).extension}"
+        )
+        return 2
+    fmt = get_format(args.format) if args.format else named or get_format("md")
     path = None if to_stdout else Path(args.output or default_filename(fmt.name)).expanduser()
     with open_store(args) as store:
         try:
@@ -354,14 +400,16 @@ USER_ORIGINS = ("merge", "split", "terms")
 TOPICS_HEADER = "  id   size  cohesion  name (keywords)"
 
 
-def topic_line(t: Any) -> str:
+def topic_line(t: Any, width: int | None = None) -> str:
     """One topic of `topics`: id, size, cohesion (a percent, "-" when not measured), name
-    (after "mixed:" when its entries share little), its first five keywords. The columns
-    before the name are ASCII, so they line up in terminal cells whatever the name."""
-    words = ", ".join(terminal_line(k) for k, _ in t.keywords[:5])
+    (after "mixed:" when its entries share little), its first five keywords, cut to
+    ``width`` cells (piped: the name and the keywords each to :data:`PIPED_CELLS`). The
+    columns before the name are ASCII, so they line up in terminal cells whatever the name."""
+    words = ", ".join(cell(k, 40) for k, _ in t.keywords[:5])
     cohesion = "-" if t.cohesion is None else f"{round(100 * t.cohesion)} %"
-    mark = "mixed: " if t.mixed and not t.name.lower().startswith("mixed") else ""
-    return f"{t.id:>4}  {t.size:>5}  {cohesion:>8}  {mark}{terminal_line(t.name)}  ({words})"
+    mark = "mixed: " if t.mixed and not t.name[:5].lower().startswith("mixed") else ""
+    line = f"{t.id:>4}  {t.size:>5}  {cohesion:>8}  {mark}{cell(t.name, PIPED_CELLS)}  ({words})"
+    return line if width is None else fit_cells(line, width)
 
 
 def cmd_topics(args: argparse.Namespace) -> int:
@@ -372,11 +420,13 @@ def cmd_topics(args: argparse.Namespace) -> int:
         if args.json:
             write_json(_topics_json(store))
             return 0
-        topics = store.topics()
-        if topics:
-            out(TOPICS_HEADER)
-        for t in topics:
-            out(topic_line(t))
+        topics = store.visible_topics()  # sizes without the muted entries
+    width = output_width()
+    out(TOPICS_HEADER)
+    if not topics:
+        out("no topics")
+    for t in topics:
+        out(topic_line(t, width))
     return 0
 
 

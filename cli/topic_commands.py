@@ -38,14 +38,15 @@ def _run(args: argparse.Namespace, action: Callable[[Any], Any]) -> int:
 
 
 def _name_problem(name: str | None) -> int | None:
-    """Exit status 2, with the reason printed, when ``name`` cannot be a topic name."""
-    from ..clustering.corrections import CorrectionError, clean_name
+    """Exit status 2, with the reason printed, when ``name`` cannot be a topic name (the
+    store's one rule for names: :func:`topiclens.store.bounds.check_name`)."""
+    from ..store.bounds import BoundError, check_name
 
     if name is None:
         return None
     try:
-        clean_name(name)
-    except CorrectionError as exc:
+        check_name(name, "a topic name")
+    except BoundError as exc:
         return _fail(str(exc), 2)
     return None
 
@@ -61,8 +62,18 @@ def cmd_rename(args: argparse.Namespace) -> int:
 
 def cmd_move(args: argparse.Namespace) -> int:
     from ..clustering.corrections import move_entry
+    from ..store.entries import EntryIdError
 
-    return _run(args, lambda store: move_entry(store, args.entry, args.topic))
+    def move(store: Any) -> Any:
+        try:
+            entry_id = store.resolve_entry_id(args.entry)
+        except EntryIdError as exc:  # (a correction error: the same one-line failure)
+            from ..clustering.corrections import CorrectionError
+
+            raise CorrectionError(str(exc)) from None
+        return move_entry(store, entry_id, args.topic)
+
+    return _run(args, move)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

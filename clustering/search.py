@@ -215,7 +215,11 @@ def parse_query(text: str) -> SearchQuery:
 
 def search(store: Store, query: str | SearchQuery, limit: int | None = None) -> list[str]:
     """Ids of the entries matching ``query``, best rank first, newest first within a rank:
-    the search of the reader's ``/`` and of ``topiclens entries --search``."""
+    the search of the reader's ``/`` and of ``topiclens entries --search``.
+    :class:`topiclens.store.bounds.BoundError` for a query longer than a search may be."""
+    from topiclens.store.bounds import check_query
+
+    check_query(query if isinstance(query, str) else query.text)
     q = parse_query(query) if isinstance(query, str) else query
     if not q.words:
         return []

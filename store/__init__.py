@@ -1,5 +1,6 @@
 """topiclens' data layer: parsers, the SQLite store and imports. No Textual here."""
 
+from .connection import StoreReplaced
 from .db import SCHEMA_VERSION, Store, StoreError
 from .models import Assignment, Bookmark, Entry, ImportReport, ParseResult, Problem, Topic
 
@@ -13,5 +14,6 @@ __all__ = [
     "Problem",
     "Store",
     "StoreError",
+    "StoreReplaced",
     "Topic",
 ]

@@ -2,10 +2,17 @@
 retried while another process holds the store, and its errors turned into advice.
 
 Every module of the store reads through :meth:`Database.query` and writes inside
-:meth:`Database.write`; :class:`topiclens.store.Store` is a Database."""
+:meth:`Database.write`; :class:`topiclens.store.Store` is a Database.
+
+A store file replaced under a running process (``mv other.db topiclens.db``) is found
+before every write by the file's identity (device and inode): the old handle is closed
+(never written through: that corrupts the new file through the shared -wal), the new
+file opened, and the write refused with :class:`StoreReplaced`, so the caller can reload
+and try again."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -23,6 +30,20 @@ _T = TypeVar("_T")
 STORE_FILENAME = "topiclens.db"
 
 
+class StoreReplaced(StoreError):
+    """The store's file was replaced (or removed) since it was opened: nothing was
+    written; the store now reads the file at its path, so reload and try again."""
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 class Database:
     """A topiclens store's connection. Safe to share between threads (one lock around the
     connection) and between processes (WAL, busy timeout, immediate write transactions)."""
@@ -31,6 +52,8 @@ class Database:
         self.path = Path(path)
         self.lock = threading.RLock()
         self._conn = self._connect()
+        self._identity = _identity(self.path)
+        self._reopened = 0  # times the file was found replaced and opened again
 
     @classmethod
     def open_dir(cls, data_dir: str | Path) -> Self:
@@ -93,6 +116,40 @@ class Database:
         with self.lock:
             self._conn.close()
 
+    def check_file(self) -> None:
+        """Make sure the connection is onto the file at the store's path (called before
+        every write). When the file was replaced, close the old handle, open the new file
+        and raise :class:`StoreReplaced`; when it is gone, raise it without opening."""
+        with self.lock:
+            now = _identity(self.path)
+            if now == self._identity:
+                return
+            where = str(self.path)
+            if now is None:
+                raise StoreReplaced(
+                    f"{where}: the store file was moved or deleted since topiclens opened it. "
+                    "Nothing was written (it would be lost); put the file back, or restart "
+                    "topiclens to start a fresh store"
+                )
+            # the -wal beside the path is the old file's: empty it into the old file (every
+            # connection to the new file would read its pages), then close the old handle
+            with suppress(sqlite3.Error):
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.close()
+            try:
+                self._conn = self._connect()
+            except StoreError as exc:
+                raise StoreReplaced(
+                    f"{where}: the store file was replaced by one topiclens cannot use. "
+                    f"Nothing was written. {exc}"
+                ) from exc
+            self._identity = _identity(self.path)
+            self._reopened += 1
+            raise StoreReplaced(
+                f"{where}: the store file was replaced by another since topiclens opened "
+                "it. Nothing was written; the new file is open now: reload and try again"
+            )
+
     def __enter__(self) -> Self:
         return self
 
@@ -107,6 +164,7 @@ class Database:
         for bulk writes whose ids were just read from this store (it halved the time of
         writing 100,000 assignments and their 500,000 similar entries)."""
         with self.lock:
+            self.check_file()
             conn = self._conn
             if not check_references:
                 conn.execute("PRAGMA foreign_keys = OFF")  # no effect inside a transaction
@@ -138,6 +196,14 @@ class Database:
             return self.retry(lambda: action(self._conn))
 
     def external_changes(self) -> int:
-        """A counter that moves when another connection (another process) commits:
-        compare two readings to know whether to reload."""
-        return int(self.query("PRAGMA data_version")[0][0])
+        """A counter that moves when another connection (another process) commits, or
+        when the store's file was replaced (it is opened again then): compare two
+        readings to know whether to reload."""
+        with self.lock:
+            try:
+                self.check_file()
+            except StoreReplaced:
+                if _identity(self.path) is None:
+                    raise
+            version = int(self.query("PRAGMA data_version")[0][0])
+            return (self._reopened << 40) + version

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from .bounds import check_name
 from .connection import Database
 from .correction_log import (
     CORRECTION_ROW,
@@ -80,11 +81,12 @@ class TopicCorrection(NamedTuple):
             if origin not in ORIGINS:
                 raise ValueError(f"unknown origin {origin!r}")
             name = value.get("name")
+            label = str(value.get("label", ""))
             return cls(
                 int(value["topic_id"]),
                 origin,
-                None if name is None else str(name),
-                str(value.get("label", "")),
+                None if name is None else check_name(str(name), "a topic name", controls=True),
+                check_name(label, "a topic's label", controls=True) if label else "",
                 [str(t) for t in value.get("terms", [])],
                 [str(e) for e in value.get("entries", [])],
                 [(str(w), float(v)) for w, v in value.get("keywords", [])],
@@ -201,7 +203,15 @@ def _write_correction(conn: Any, c: TopicCorrection) -> None:
 
 
 def apply(db: Database, plan: Plan) -> None:
-    """Write ``plan`` in one transaction, with its log row (the touched rows as they were)."""
+    """Write ``plan`` in one transaction, with its log row (the touched rows as they were).
+    Every name the user gave passes :func:`.bounds.check_name` first (a
+    :class:`.bounds.BoundError` otherwise, and nothing is written)."""
+    for t in plan.topics:
+        if t.user_named:
+            check_name(t.name, "a topic name", controls=True)
+    for c in plan.corrections:
+        if c.name is not None:
+            check_name(c.name, "a topic name", controls=True)
     now = time.time()
     with db.write() as conn:
         entry_ids = set(plan.assign) | set(plan.pins) | set(plan.unpin)

@@ -6,7 +6,9 @@ layer, each delegating to the module of its concern:
 - :mod:`.errors`: SQLite errors turned into advice (:class:`StoreError`);
 - :mod:`.entries`: entries; :mod:`.bookmarks`: bookmarks, notes and read state;
 - :mod:`.topics`: topics, assignments and the fitted model; :mod:`.tokens`: the token
-  cache; :mod:`.queries`: the reader's light rows and counts.
+  cache; :mod:`.queries`: the reader's light rows and counts;
+- :mod:`.feeds`, :mod:`.feed_entries`, :mod:`.content`: feeds, their entries and entries'
+  whole contents (their methods are in :class:`.feed_facade.FeedsFacade`).
 
 One file in the data directory, WAL mode, a schema version with forward migrations, a
 busy timeout so a second process waits instead of failing, and one transaction per import.
@@ -25,8 +27,10 @@ from . import queries as _queries
 from . import schema as _schema
 from . import titles as _titles
 from . import topics as _topics
-from .connection import STORE_FILENAME, Database
+from .connection import STORE_FILENAME
+from .daily_facade import DailyFacade
 from .errors import BUSY_TIMEOUT_MS, RETRY_SECONDS, StoreError, explain
+from .feed_facade import FeedsFacade
 from .models import Assignment, Bookmark, Entry, ImportReport, ParseResult, Topic
 from .queries import EntryRow
 from .schema import SCHEMA_VERSION
@@ -49,7 +53,7 @@ __all__ = [
 ]
 
 
-class Store(Database):
+class Store(DailyFacade, FeedsFacade):
     """A topiclens store. Safe to share between threads (one lock around the connection)
     and between processes (WAL, busy timeout, immediate write transactions)."""
 
@@ -73,7 +77,7 @@ class Store(Database):
         return _entries.add(self, entries)
 
     def import_result(self, result: ParseResult) -> ImportReport:
-        new, known = self.add_entries(result.entries)
+        new, known = _entries.add(self, result.entries, result.contents)
         return ImportReport(
             new=len(new),
             known=known,
@@ -95,7 +99,7 @@ class Store(Database):
 
     def entry_texts(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(id, text) for every entry in import order, or for ``ids`` in that order: what
-        clustering reads (title, summary and comment only)."""
+        clustering reads (title, summary, comment and the start of the content only)."""
         return _entries.texts(self, ids)
 
     def entry_ids(self) -> list[str]:
@@ -134,12 +138,18 @@ class Store(Database):
     def bookmark_ids(self) -> set[str]:
         return _bookmarks.ids(self)
 
-    def set_bookmark(self, entry_id: str, on: bool, note: str | None = None) -> None:
-        _bookmarks.set_bookmark(self, entry_id, on, note)
+    def set_bookmark(
+        self, entry_id: str, on: bool, note: str | None = None, topic_id: int | None = None
+    ) -> None:
+        """Bookmark the entry (``topic_id``: the topic it is bookmarked from, where an
+        export files it) or remove the bookmark (its note stays)."""
+        _bookmarks.set_bookmark(self, entry_id, on, note, topic_id)
 
-    def toggle_bookmark(self, entry_id: str) -> bool:
-        """Flip the bookmark in one transaction; returns whether it is now bookmarked."""
-        return _bookmarks.toggle(self, entry_id)
+    def toggle_bookmark(self, entry_id: str, topic_id: int | None = None) -> bool:
+        """Flip the bookmark in one transaction; returns whether it is now bookmarked.
+        ``topic_id``: the topic the entry is bookmarked from (the reader's topic shown,
+        which may be one the entry is only also listed under)."""
+        return _bookmarks.toggle(self, entry_id, topic_id)
 
     def set_note(self, entry_id: str, note: str) -> None:
         """Set the entry's note ("" clears it), bookmarking the entry if it was not."""
@@ -164,7 +174,8 @@ class Store(Database):
         return _bookmarks.set_read_many(self, entry_ids, read)
 
     def mark_all_read(self) -> int:
-        """Mark every entry read in one transaction; returns how many were unread."""
+        """Mark every entry read in one transaction; returns how many were unread. Logged:
+        :meth:`undo_mark_all_read` takes it back (across restarts)."""
         return _bookmarks.mark_all_read(self)
 
     # --- deleting an entry, and undoing it (imported when first used, as corrections) ---
@@ -351,19 +362,23 @@ class Store(Database):
         topic_id: int | None = None,
         source: str | None = None,
         since: str | None = None,
+        until: str | None = None,
         unread: bool = False,
         bookmarked: bool = False,
+        muted: bool | None = None,
     ) -> list[str]:
         """Ids of the entries that pass every filter given, newest first: a topic's own
-        entries, a source holding ``source``, dated ``since`` or later, unread,
-        bookmarked (``topiclens entries``)."""
+        entries, a source holding ``source``, dated ``since`` or later and ``until`` or
+        earlier, unread, bookmarked, muted (True) or not (False) (``topiclens entries``)."""
         return _queries.filtered_ids(
             self,
             topic_id=topic_id,
             source=source,
             since=since,
+            until=until,
             unread=unread,
             bookmarked=bookmarked,
+            muted=muted,
         )
 
     def count_unassigned(self) -> int:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from . import content as _content
+from .bounds import QUERY_MAX_CHARS, QUERY_MAX_WORDS, BoundError, check_query
 from .connection import Database
-from .models import ENTRY_COLUMNS, Entry
+from .models import ENTRY_COLUMNS, Content, Entry
 from .schema import NEWEST_FIRST
 
 _T = TypeVar("_T")
@@ -28,8 +30,11 @@ def insert(conn: sqlite3.Connection, entry: Entry, now: float) -> bool:
     return conn.execute(INSERT_ENTRY, entry.to_row(now)).rowcount > 0
 
 
-def add(db: Database, entries: Iterable[Entry]) -> tuple[list[str], int]:
+def add(
+    db: Database, entries: Iterable[Entry], contents: Mapping[str, Content] | None = None
+) -> tuple[list[str], int]:
     """Insert entries in one transaction; returns (ids that were new, count known).
+    ``contents`` (entry id -> whole content) go in with the new entries they belong to.
 
     Entries are taken a batch at a time: the batch's known ids are looked up in one
     query and its new rows go in with one executemany (100,000 entries in a fraction
@@ -56,6 +61,8 @@ def add(db: Database, entries: Iterable[Entry]) -> tuple[list[str], int]:
                 new.append(e.id)
                 rows.append(e.to_row(now))
             conn.executemany(INSERT_ENTRY, rows)
+        if contents:
+            _content.put_many(conn, {eid: contents[eid] for eid in new if eid in contents})
     return new, known
 
 
@@ -92,9 +99,9 @@ def rows_by_id(
 
 def texts(db: Database, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
     """(id, text) for every entry in import order, or for ``ids`` in that order: what
-    clustering reads. Only the title, summary and comment: never source, category or
-    other metadata."""
-    columns = "id, title, summary, comment"
+    clustering reads (:meth:`Entry.text`). Only the title, summary, comment and the start
+    of the content: never source, category, feed or other metadata."""
+    columns = "id, title, summary, comment, content_start"
     rows = (
         db.query(f"SELECT {columns} FROM entries ORDER BY rowid")
         if ids is None
@@ -111,7 +118,7 @@ def ids(db: Database) -> list[str]:
 def search(db: Database, query: str, limit: int | None = None) -> list[str]:
     """Ids of entries whose title, summary or comment contain every word of ``query``
     (case-insensitive; Chinese matched as written), newest first."""
-    words = query.split()
+    words = check_query(query).split()
     if not words:
         return []
     clause = " AND ".join(
@@ -124,6 +131,10 @@ def search(db: Database, query: str, limit: int | None = None) -> list[str]:
         params.append(limit)
     return [eid for (eid,) in db.query(sql, params)]
 
+
+# The most strings a prefilter may look for: every word of the longest query, each a
+# concept of many forms, stays far below SQLite's expression depth of 1,000.
+PREFILTER_MAX = 2000
 
 # Any of its alternatives; an alternative holds when each of its groups does; a group holds
 # when the entry's title, summary or comment contains one of its strings (LIKE: ASCII
@@ -149,6 +160,12 @@ def ranked(db: Database, prefilter: Prefilter, rank: Rank, limit: int | None = N
     """Ids of the entries that pass ``prefilter`` (in SQL, so that the rest are never
     read out) and that ``rank(title, summary, comment)`` then gives a rank (not None):
     lowest rank first, newest first within a rank (undated last, then in import order)."""
+    strings = [text for groups in prefilter for group in groups for text in group]
+    if len(strings) > PREFILTER_MAX or any(len(t) > QUERY_MAX_CHARS for t in strings):
+        # (SQLite refuses an expression deeper than 1,000 or a LIKE pattern of 50,000)
+        raise BoundError(
+            f"a search is at most {QUERY_MAX_WORDS} words and {QUERY_MAX_CHARS:,} characters"
+        )
     alternatives: list[str] = []
     params: list[str] = []
     for groups in prefilter:
@@ -189,3 +206,45 @@ def unassigned_ids(db: Database) -> list[str]:
         "ORDER BY rowid"
     )
     return [eid for (eid,) in rows]
+
+
+class EntryIdError(ValueError):
+    """An entry id (or the start of one) that names no entry, or more than one."""
+
+
+def resolve_id(db: Database, prefix: str, *, deleted: bool = False) -> str:
+    """The one id starting with ``prefix`` (letter case ignored: ids are lower-case hex)
+    among the stored entries, or (``deleted``) among those in the trash; one range read
+    of the id's index. :class:`EntryIdError` when none does or several do."""
+    text = prefix.strip().lower()
+    where = "in the trash" if deleted else "in the store"
+    if not text:
+        raise EntryIdError("an entry id cannot be empty")
+    if len(text) > 64 or not text.isascii() or not text.isalnum():
+        raise EntryIdError(
+            f"no entry with id {prefix[:40]!r} (an id is 16 hex digits, or their start)"
+        )
+    table, column = ("trash", "entry_id") if deleted else ("entries", "id")
+    # everything from the prefix up to the first text after all it starts
+    found = [
+        eid
+        for (eid,) in db.query(
+            f"SELECT DISTINCT {column} FROM {table} WHERE {column} >= ? AND {column} < ? "
+            f"ORDER BY {column} LIMIT 2",
+            (text, text + "\U0010ffff"),
+        )
+    ]
+    if not found:
+        listed = "`topiclens restore-deleted --list`" if deleted else "`topiclens entries`"
+        raise EntryIdError(
+            f"no entry {where} has an id starting with {text!r}; {listed} lists them"
+        )
+    if len(found) > 1:
+        (count,) = db.query(
+            f"SELECT count(DISTINCT {column}) FROM {table} WHERE {column} >= ? AND {column} < ?",
+            (text, text + "\U0010ffff"),
+        )[0]
+        raise EntryIdError(
+            f"{count} entries {where} have an id starting with {text!r}; give more of it"
+        )
+    return found[0]

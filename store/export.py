@@ -88,6 +88,7 @@ CSV_COLUMNS: tuple[str, ...] = (
 def collect(store: Store, *, topic_id: int | None = None) -> list[ExportGroup]:
     """Bookmarks grouped by topic, in the reader's topic order (largest first), bookmarks
     without a topic last under "Unsorted"; inside a group, in the order they were made.
+    A bookmark made from a topic the entry is only also listed under is filed there.
     With ``topic_id``, only that topic's bookmarks (ExportError if there is no such topic)."""
     topics = store.topics()
     names = {t.id: t.name for t in topics}
@@ -100,7 +101,9 @@ def collect(store: Store, *, topic_id: int | None = None) -> list[ExportGroup]:
     }
     if topic_id is None:
         groups[None] = ExportGroup(None, UNSORTED)
-    assigned = store.bookmark_topic_ids()
+    # under the topic it was bookmarked from (an "also" topic of the entry, say), not
+    # under both: a bookmark is one record (a backup restores it once) and one count
+    assigned = store.bookmark_filed_topics()
     for b in bookmarks:
         entry = entries.get(b.entry_id)
         if entry is None:  # cannot happen with foreign keys on; never export half a record
@@ -131,24 +134,42 @@ def render_json(doc: ExportContent) -> bytes:
         "count": len(items),
         "bookmarks": [
             {
-                "entry": i.entry.to_json(),
+                "entry": entry_json(doc, i.entry),
                 "topic": None if i.topic_id is None else {"id": i.topic_id, "name": i.topic_name},
                 "bookmarked_at": i.bookmark.created_at,
                 "bookmarked": time_text(i.bookmark.created_at),
                 "note": i.bookmark.note,
+                "from_topic": doc.from_topics.get(i.entry.id),
             }
             for i in items
         ],
     }
+    data.update(doc.views)  # saved searches and mute rules: topiclens import puts them back
     if doc.notes:
         # notes kept on entries that are no longer bookmarked: restored as notes only
         data["notes"] = [
-            {"entry": entry.to_json(), "noted_at": n.noted_at, "note": n.note}
+            {"entry": entry_json(doc, entry), "noted_at": n.noted_at, "note": n.note}
             for entry, n in doc.notes
         ]
     if doc.corrections:
         data["corrections"] = doc.corrections  # topiclens import puts them back
     return json_bytes(data)
+
+
+def entry_json(doc: ExportContent, entry: Entry) -> dict[str, Any]:
+    """An entry as the JSON export holds it: every field, its whole content (as text and
+    as sanitised HTML) and, for a feed's entry, the feed's URL and title, so that a
+    restore into another store finds or remembers the feed."""
+    data = entry.to_json()
+    content = doc.contents.get(entry.id)
+    if content is not None:
+        data["content"] = content.text
+        data["content_html"] = content.html
+    feed = doc.feeds.get(entry.feed_id) if entry.feed_id else None
+    if feed is not None:
+        data["feed_url"] = feed.url
+        data["feed_title"] = feed.display_name
+    return data
 
 
 # orjson escapes only C0 controls; the other characters a terminal acts on (C1 controls,
@@ -243,6 +264,14 @@ FORMATS: tuple[ExportFormat, ...] = (
 )
 
 
+def format_for_path(path: str | Path) -> ExportFormat | None:
+    """The format whose extension ends ``path`` (any letter case; ``.htm`` and
+    ``.markdown`` too), None when none does: the reader's dialog and ``-o`` choose by it."""
+    suffix = Path(path).suffix.lower()
+    suffix = {".htm": ".html", ".markdown": ".md"}.get(suffix, suffix)
+    return next((f for f in FORMATS if f.extension == suffix), None)
+
+
 def format_names() -> tuple[str, ...]:
     return tuple(f.name for f in FORMATS)
 
@@ -281,8 +310,39 @@ def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocum
     corrections = None
     if topic_id is None and store.has_corrections():
         corrections = store.corrections().to_json()
-    content = ExportContent(groups, topic_name, _dt.datetime.now(_dt.UTC), notes, corrections)
+    views = views_json(store) if topic_id is None else {}
+    entries = [i.entry for g in groups for i in g.items] + [e for e, _ in notes]
+    contents = store.entry_contents([e.id for e in entries])
+    feeds = {fid: f for fid in {e.feed_id for e in entries} if fid and (f := store.feed(fid))}
+    content = ExportContent(
+        groups,
+        topic_name,
+        _dt.datetime.now(_dt.UTC),
+        notes,
+        corrections,
+        views=views,
+        from_topics=store.bookmark_from_topics(),
+        contents=contents,
+        feeds=feeds,
+    )
     return ExportDocument(renderer(content), content.count, problems(groups))
+
+
+def views_json(store: Store) -> dict[str, Any]:
+    """The saved searches and mute rules as a JSON export keeps them (keys left out when
+    there are none, so an export of a store without them is as it was)."""
+    views: dict[str, Any] = {}
+    searches = store.saved_searches()
+    if searches:
+        views["saved_searches"] = [
+            {"name": s.name, "query": s.query, "created_at": s.created_at} for s in searches
+        ]
+    rules = store.mute_rules()
+    if rules:
+        views["mute_rules"] = [
+            {"kind": r.kind, "value": r.value, "created_at": r.created_at} for r in rules
+        ]
+    return views
 
 
 def render(store: Store, fmt: str, *, topic_id: int | None = None) -> bytes:

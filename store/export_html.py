@@ -1,12 +1,16 @@
 """The HTML export: one self-contained page (its own style, no scripts, nothing loaded from
-the network), every value escaped after :func:`~.text.terminal_line` has dropped controls."""
+the network), every value escaped after :func:`~.text.terminal_line` has dropped controls.
+A feed entry's whole content is the one piece of HTML from the data: sanitised again here
+(:func:`~.html_text.sanitize_html`: no script, style, iframe, form, event attribute or
+``javascript:``/``data:`` link), whatever the store holds."""
 
 from __future__ import annotations
 
 import html
 
 from .export_items import ExportContent, ExportItem, link_url, text_lines, time_text
-from .text import terminal_line
+from .models import Content
+from .text import terminal_line, terminal_text
 
 _CSS = """\
 :root { color-scheme: light dark; --fg: #1d2021; --muted: #5c6370; --bg: #fdfdfb;
@@ -36,6 +40,12 @@ blockquote { margin: .6rem 0; padding: .4rem .8rem; background: var(--quote);
 .note { border-left: 3px solid var(--accent); padding-left: .8rem; }
 .note b { color: var(--accent); }
 code { font-size: .8rem; color: var(--muted); }
+details.content { margin: .6rem 0; }
+details.content > summary { cursor: pointer; color: var(--accent); }
+.content-body { overflow-wrap: anywhere; }
+.content-body img { max-width: 100%; height: auto; }
+.content-body pre { overflow-x: auto; background: var(--quote); padding: .5rem; }
+.content-text { white-space: pre-wrap; font: inherit; }
 """
 
 
@@ -49,18 +59,45 @@ def _h_lines(lines: list[str]) -> str:
     return "<br>".join(html.escape(line, quote=True) for line in lines)
 
 
-def _html_item(i: ExportItem, out: list[str]) -> None:
+def page_language(langs: list[str]) -> str:
+    """The page's ``lang``: the language most of its entries are in, zh or en (a mixed
+    entry counts for neither; a tie, or none, is en, the language of the page's own
+    words). Never "mul": a browser picks fonts and hyphenation by it."""
+    zh, en = langs.count("zh"), langs.count("en")
+    return "zh" if zh > en else "en"
+
+
+
+def _html_content(content: Content, base_url: str | None) -> str:
+    """A feed entry's whole content: its HTML sanitised again, else its text kept as laid
+    out (paragraphs, code blocks), escaped."""
+    if content.html:
+        from .html_text import sanitize_html
+
+        body = f'<div class="content-body">{sanitize_html(content.html, base_url)}</div>'
+    else:
+        body = f'<div class="content-text">{html.escape(terminal_text(content.text))}</div>'
+    return f'<details class="content"><summary>Full text</summary>{body}</details>'
+
+
+def _html_item(
+    i: ExportItem, out: list[str], page_lang: str, content: Content | None = None
+) -> None:
     e = i.entry
     title = _h(e.title)
     url = link_url(e.url)
     if url:
         title = f'<a href="{_h(url)}" rel="noopener noreferrer">{title}</a>'
     eid = _h(e.id)
-    out.append(f'<article id="e-{eid}" data-id="{eid}">')
+    # an entry in the page's other language says so, for its fonts and line breaking
+    lang = f' lang="{e.lang}"' if e.lang in ("zh", "en") and e.lang != page_lang else ""
+    out.append(f'<article id="e-{eid}" data-id="{eid}"{lang}>')
     out.append(f"<h3>{title}</h3>")
     meta = []
     if e.source:
         meta.append(f'<span class="source">{_h(e.source)}</span>')
+    if e.author:
+        meta.append(f'<span class="author">{_h(e.author)}</span>')
     if e.category:
         meta.append(f'<span class="category">{_h(e.category)}</span>')
     if e.date:
@@ -74,6 +111,8 @@ def _html_item(i: ExportItem, out: list[str]) -> None:
     )
     out.append(f'<p class="meta">{"".join(meta)}</p>')
     out.append(f'<p class="summary">{_h_lines(text_lines(e.summary))}</p>')
+    if content is not None and (content.html or content.text):
+        out.append(_html_content(content, url))
     comment, note = text_lines(e.comment), text_lines(i.bookmark.note)
     if comment:
         out.append(f'<blockquote class="comment">{_h_lines(comment)}</blockquote>')
@@ -85,8 +124,7 @@ def _html_item(i: ExportItem, out: list[str]) -> None:
 
 def render_html(doc: ExportContent) -> bytes:
     groups, total, title = doc.groups, doc.count, doc.title()
-    langs = {i.entry.lang for g in groups for i in g.items} or {"en"}
-    lang = langs.pop() if len(langs) == 1 and langs <= {"en", "zh"} else "mul"
+    lang = page_language([i.entry.lang for g in groups for i in g.items])
     noun = "bookmark" if total == 1 else "bookmarks"
     out = [
         "<!DOCTYPE html>",
@@ -116,7 +154,7 @@ def render_html(doc: ExportContent) -> bytes:
         out.append(f'<section id="topic-{n}" data-topic-id="{tid}">')
         out.append(f"<h2>{_h(g.name)}</h2>")
         for i in g.items:
-            _html_item(i, out)
+            _html_item(i, out, lang, doc.contents.get(i.entry.id))
         out.append("</section>")
     if not groups:
         out.append("<p>No bookmarks yet: press <kbd>b</kbd> in the reader to keep an entry.</p>")

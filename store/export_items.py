@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bookmarks import Note
-from .models import Bookmark, Entry
+from .models import Bookmark, Content, Entry, Feed
 from .text import terminal_line
 
 UNSORTED = "Unsorted"  # the group of bookmarks whose entry has no topic (yet)
@@ -45,6 +45,14 @@ class ExportContent:
     notes: list[tuple[Entry, Note]] = field(default_factory=list)
     # the reader's corrections to the topics (a whole JSON export keeps them)
     corrections: dict[str, Any] | None = None
+    # saved searches and mute rules, by key (a whole JSON export keeps them)
+    views: dict[str, Any] = field(default_factory=dict)
+    # bookmarked entry id -> the topic it was bookmarked from (a JSON export keeps it)
+    from_topics: dict[str, int] = field(default_factory=dict)
+    # the whole content of the entries that have one (feed entries), by entry id
+    contents: dict[str, Content] = field(default_factory=dict)
+    # the feeds the entries came from, by id
+    feeds: dict[int, Feed] = field(default_factory=dict)
 
     @property
     def count(self) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .export_items import ExportContent, ExportItem, link_url, text_lines, time_text
+from .models import Content
 from .text import terminal_line
 
 _MD_INLINE = re.compile(r"([\\`*_\[\]<~|#])")
@@ -51,13 +52,21 @@ def _md_line(text: str) -> str:
     return md_escape_line(terminal_line(text))
 
 
-def _md_item(i: ExportItem, out: list[str]) -> None:
+def _md_content(text: str) -> list[str]:
+    """A feed entry's whole content as text: its paragraphs apart, each line kept."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+    return [md_text(p) for p in paragraphs if text_lines(p)]
+
+
+def _md_item(i: ExportItem, out: list[str], content: Content | None = None) -> None:
     e = i.entry
     out.append(f"### {_md_line(e.title)}")
     out.append("")
     facts: list[tuple[str, str]] = []
     if e.source:
         facts.append(("Source", _md_line(e.source)))
+    if e.author:
+        facts.append(("Author", _md_line(e.author)))
     if e.category:
         facts.append(("Category", _md_line(e.category)))
     if e.date:
@@ -73,6 +82,10 @@ def _md_item(i: ExportItem, out: list[str]) -> None:
     out.append("")
     out.append(md_text(e.summary))
     out.append("")
+    if content is not None and content.text.strip():
+        out += ["**Full text:**", ""]
+        for paragraph in _md_content(content.text):
+            out += [paragraph, ""]
     comment, note = text_lines(e.comment), text_lines(i.bookmark.note)
     if comment:
         out.append(_md_lines(comment, prefix="> "))
@@ -89,5 +102,5 @@ def render_markdown(doc: ExportContent) -> bytes:
     for g in doc.groups:
         out += [f"## {_md_line(g.name)}", ""]
         for i in g.items:
-            _md_item(i, out)
+            _md_item(i, out, doc.contents.get(i.entry.id))
     return ("\n".join(out).rstrip("\n") + "\n").encode("utf-8")

@@ -4,6 +4,8 @@ check raises :class:`Invalid` with a message naming the field."""
 
 from __future__ import annotations
 
+import datetime as _dt
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -91,6 +93,24 @@ def check(value: Any, raw: bytes | str, what: str = "JSON") -> None:
             raise Invalid(f"{where!r} is an integer beyond 64 bits")
 
 
+# numbers, and strings matched whole so that digits inside them are left alone
+_NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
+
+
+def _out_of_range(raw: bytes | str, what: str) -> str:
+    """What to say of a document holding a number no double holds: an integer beyond 64
+    bits, or (a fraction or an exponent, such as 1e400) a number out of range."""
+    blob = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    for match in _NUMBER_OR_TEXT.finditer(blob):
+        token = match.group()
+        if token[:1] != b'"' and math.isinf(float(token)):
+            if re.fullmatch(rb"-?\d+", token):
+                break
+            shown = token[:24].decode("ascii") + ("…" if len(token) > 24 else "")
+            return f"{what} holds a number out of range ({shown}): larger than any stored number"
+    return f"{what} holds an integer beyond 64 bits"
+
+
 def loads(raw: bytes | str, what: str = "JSON") -> Any:
     """Parse ``raw``; :class:`Invalid` when it is malformed or fails :func:`check`."""
     try:
@@ -98,8 +118,8 @@ def loads(raw: bytes | str, what: str = "JSON") -> Any:
     except orjson.JSONDecodeError as exc:
         if too_deep(exc):
             raise Invalid(f"{what} nested deeper than {MAX_DEPTH} levels") from None
-        if "infinity" in str(exc):  # a literal too long even for a float
-            raise Invalid(f"{what} holds an integer beyond 64 bits") from None
+        if "infinity" in str(exc):  # a literal too large even for a float
+            raise Invalid(_out_of_range(raw, what)) from None
         raise Invalid(f"malformed {what}: {exc}") from None
     check(value, raw, what)
     return value
@@ -125,3 +145,29 @@ def whole(value: Any, key: str, low: int = 0, high: int = INT_MAX) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise Invalid(f"{key!r} must be a whole number from {low} to {high}, not {value!r}")
     return value
+
+
+# The latest time an export can show (9999-12-31T23:59:59Z): beyond it, every later
+# export would fail to render the bookmark.
+LATEST_SECONDS = 253_402_300_799
+
+
+def seconds(when: Any, key: str = "bookmarked_at") -> float:
+    """A time in seconds since 1970 from an export (``key`` names it in the message);
+    :class:`Invalid` for anything else, one in milliseconds explained."""
+    if (
+        isinstance(when, bool)
+        or not isinstance(when, int | float)
+        or not math.isfinite(when)
+        or when < 0
+    ):
+        raise Invalid(f"{key!r} must be a time in seconds, not {when!r}")
+    if when > LATEST_SECONDS:
+        if when / 1000 <= LATEST_SECONDS:
+            moment = _dt.datetime.fromtimestamp(when / 1000, _dt.UTC).strftime("%Y-%m-%d")
+            raise Invalid(
+                f"{key!r} {when!r} looks like milliseconds ({moment} if so); an "
+                "export holds seconds since 1970: divide it by 1000 and import again"
+            )
+        raise Invalid(f"{key!r} {when!r} is too far in the future to be a time")
+    return float(when)

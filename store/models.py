@@ -13,7 +13,7 @@ from . import jsonvalues
 
 # The source formats an import reads (`import --format` forces one): defined here, where
 # the command line can read them without loading the parsers at the reader's start.
-SOURCE_FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl")
+SOURCE_FORMATS: tuple[str, ...] = ("digest", "listing", "jsonl", "feed")
 
 # The entries table's columns, in the order of :meth:`Entry.to_row` and :meth:`Entry.from_row`.
 ENTRY_COLUMNS: tuple[str, ...] = (
@@ -31,6 +31,12 @@ ENTRY_COLUMNS: tuple[str, ...] = (
     "origin_file",
     "origin_line",
     "extra",
+    "feed_id",
+    "feed_key",
+    "author",
+    "published",
+    "date_first_seen",
+    "content_start",
 )
 ENTRY_ID = re.compile(r"[0-9a-f]{16}")  # what store.text.entry_id makes
 
@@ -65,6 +71,16 @@ class Entry:
     origin_line: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     title_given: bool = True  # False when derived from the summary
+    # from a feed: its feed's id (None for a file) and the entry's key inside that feed
+    # (its guid or id, else its link, else a hash of its content)
+    feed_id: int | None = None
+    feed_key: str | None = None
+    author: str = ""
+    published: str | None = None  # ISO 8601 UTC, to the second: YYYY-MM-DDTHH:MM:SSZ
+    date_first_seen: bool = False  # True: the feed gave no date; date is when first seen
+    # the start of the whole content (stored apart, see store/feeds.py), past what the
+    # summary already says: clustered with the title and summary
+    content_start: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """Every field, as ``topiclens entries --json`` and the JSON export write it."""
@@ -82,6 +98,11 @@ class Entry:
             "format": self.format,
             "origin": {"file": self.origin_file, "line": self.origin_line},
             "extra": self.extra,
+            "feed": self.feed_id,
+            "feed_key": self.feed_key,
+            "author": self.author,
+            "published": self.published,
+            "date_first_seen": self.date_first_seen,
         }
 
     @classmethod
@@ -111,6 +132,24 @@ class Entry:
         extra = obj.get("extra") or {}
         if not isinstance(extra, dict):
             raise check.Invalid(f"'extra' must be an object, not {check.kind(extra)}")
+        feed_id = obj.get("feed")
+        if feed_id is not None and (
+            isinstance(feed_id, bool) or not isinstance(feed_id, int) or feed_id < 1
+        ):
+            raise check.Invalid(f"'feed' must be a feed id or null, not {str(feed_id)[:40]!r}")
+        feed_key = obj.get("feed_key")
+        if feed_key is not None and not isinstance(feed_key, str):
+            raise check.Invalid(f"'feed_key' must be a string or null, not {check.kind(feed_key)}")
+        published = obj.get("published")
+        if published is not None and (not isinstance(published, str) or not is_iso_time(published)):
+            raise check.Invalid(
+                f"'published' {str(published)[:40]!r} is not a time (YYYY-MM-DDTHH:MM:SSZ)"
+            )
+        first_seen = obj.get("date_first_seen", False)
+        if not isinstance(first_seen, bool):
+            raise check.Invalid(
+                f"'date_first_seen' must be true or false, not {check.kind(first_seen)}"
+            )
         return cls(
             id=entry_id,
             title=check.text(obj, "title", required=True),
@@ -126,6 +165,11 @@ class Entry:
             origin_file=check.text(origin, "file"),
             origin_line=check.whole(origin.get("line", 0), "origin.line"),
             extra=extra,
+            feed_id=feed_id,
+            feed_key=feed_key,
+            author=check.text(obj, "author"),
+            published=published,
+            date_first_seen=first_seen,
         )
 
     def to_row(self, imported_at: float) -> tuple[Any, ...]:
@@ -145,6 +189,12 @@ class Entry:
             self.origin_file,
             self.origin_line,
             orjson.dumps(self.extra).decode() if self.extra else "{}",
+            self.feed_id,
+            self.feed_key,
+            self.author,
+            self.published,
+            int(self.date_first_seen),
+            self.content_start,
             imported_at,
         )
 
@@ -152,7 +202,8 @@ class Entry:
     def from_row(cls, row: Any) -> Entry:
         """The entry of a row of :data:`ENTRY_COLUMNS`."""
         (eid, title, title_given, summary, comment, source, category, date, url, lang, fmt,
-         origin_file, origin_line, extra) = row  # fmt: skip
+         origin_file, origin_line, extra, feed_id, feed_key, author, published,
+         first_seen, content_start) = row  # fmt: skip
         return cls(
             id=eid,
             title=title,
@@ -168,11 +219,19 @@ class Entry:
             origin_file=origin_file,
             origin_line=origin_line,
             extra=orjson.loads(extra) if extra else {},
+            feed_id=feed_id,
+            feed_key=feed_key,
+            author=author,
+            published=published,
+            date_first_seen=bool(first_seen),
+            content_start=content_start,
         )
 
     def text(self) -> str:
-        """What the entry says: the only text topics are made from."""
-        return "\n".join(part for part in (self.title, self.summary, self.comment) if part)
+        """What the entry says: the only text topics are made from (never its source,
+        category, feed or author)."""
+        parts = (self.title, self.summary, self.comment, self.content_start)
+        return "\n".join(part for part in parts if part)
 
 
 def _is_iso_date(text: str) -> bool:
@@ -180,6 +239,25 @@ def _is_iso_date(text: str) -> bool:
         return _dt.date.fromisoformat(text).isoformat() == text
     except ValueError:
         return False
+
+
+ISO_TIME = "%Y-%m-%dT%H:%M:%SZ"  # how a time is stored: UTC, to the second
+
+
+def is_iso_time(text: str) -> bool:
+    """Whether ``text`` is a time as stored (:data:`ISO_TIME`)."""
+    try:
+        return _dt.datetime.strptime(text, ISO_TIME).strftime(ISO_TIME) == text
+    except ValueError:
+        return False
+
+
+class Content(NamedTuple):
+    """An entry's whole content, for the entry pane and the exports: as terminal text, and
+    as sanitised HTML ("" when the source gave none)."""
+
+    text: str
+    html: str = ""
 
 
 @dataclass(slots=True)
@@ -192,6 +270,7 @@ class ParseResult:
     entries: list[Entry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)
+    contents: dict[str, Content] = field(default_factory=dict)  # entry id -> its content
 
 
 @dataclass(slots=True)
@@ -244,3 +323,36 @@ class Assignment(NamedTuple):
     topic_id: int
     score: float
     terms: list[str]
+
+
+FEED_STATUSES: tuple[str, ...] = ("ok", "error", "gone")
+
+
+@dataclass(frozen=True, slots=True)
+class Feed:
+    """A subscription: where it is fetched from, what the last fetch found, and how many
+    of its entries the store holds (``entries``, ``unread``: filled by the listing)."""
+
+    id: int
+    url: str  # the current one (a permanent redirect moves it)
+    title: str = ""  # the feed's own, from its last fetch
+    name: str | None = None  # the user's name for it; None: the title
+    folder: str = ""  # "a/b" for nested folders, "" at the top
+    site_url: str | None = None  # the site's home page, as the feed names it
+    etag: str | None = None
+    last_modified: str | None = None
+    status: str = "ok"  # one of FEED_STATUSES
+    error: str | None = None  # the last fetch's error, one line
+    last_checked: float | None = None  # the last fetch, whatever it found
+    last_ok: float | None = None  # the last fetch that worked (200 or 304)
+    failures: int = 0  # fetches in a row that failed
+    retry_until: float | None = None  # the server asked us to wait until then
+    added_at: float = 0.0
+    removed_at: float | None = None  # unsubscribed (its entries stay)
+    entries: int = 0
+    unread: int = 0
+
+    @property
+    def display_name(self) -> str:
+        """What the feed is called: the user's name, else its title, else its URL."""
+        return self.name or self.title or self.url

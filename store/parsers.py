@@ -1,8 +1,10 @@
-"""Parsers for the three input formats, detected from content, never from the file name.
+"""Parsers for the input formats, detected from content, never from the file name.
 
 - digest: lines in threes, a header ``CATEGORY SOURCE [YYYY/MM/DD]``, a summary, a comment;
 - listing: a title line and a summary line, with page noise ("评论", "点赞", "收藏") removed;
-- JSON Lines: one object a line with ``title`` and ``summary``.
+- JSON Lines: one object a line with ``title`` and ``summary``;
+- feed: an RSS, Atom or JSON Feed document (:mod:`.feed_entries`, read from its bytes,
+  whose encoding it declares).
 
 Every parser returns what it could read plus one :class:`Problem` per thing it could not,
 each naming the file and line. None of them raises on bad content.
@@ -42,6 +44,7 @@ NOISE_WORDS = ("评论", "点赞", "收藏")
 _NOISE_PREFIX = re.compile(rf"^(?:{'|'.join(NOISE_WORDS)})+\s*")
 _DATEISH = re.compile(r"^\d{2,4}[/-]\d{1,2}(?:[/-]\d{1,4})?$")
 _SENTENCE_PUNCT = re.compile(r"[，。；！？、：]")
+_JSON_KEY = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:')  # how a JSON object's line begins
 HEADER_MAX_CELLS = 100
 # derive_title reads at most the first three clauses and keeps at most TITLE_MAX_CHARS: the
 # first 2,000 characters give the same title, and a megabyte-long summary is not read whole
@@ -105,9 +108,14 @@ def choose_format(lines: Sequence[Line]) -> tuple[str, str | None]:
     if not body:
         return "empty", None
     objects = sum(1 for text in body[:30] if text.lstrip().startswith("{"))
+    keyed = sum(1 for text in body[:30] if _JSON_KEY.match(text))
     # JSON Lines: half the lines look like objects and one really is (even when a stray
-    # line comes first); a listing title that merely starts with "{" is no JSON
-    if objects >= 0.5 * len(body[:30]) and any(map(is_object, body[:30])):
+    # line comes first), or half begin as an object's first key does ({"title": ...),
+    # which no digest or listing line does: a file of JSON Lines that all fail is read as
+    # one, so each line's problem is said; a listing title that merely starts with "{"
+    # is no JSON
+    head = len(body[:30])
+    if objects >= 0.5 * head and (keyed >= 0.5 * head or any(map(is_object, body[:30]))):
         return "jsonl", None
     sample = body[:90]
     candidates = sample[0::3]
@@ -293,8 +301,26 @@ def parse_lines(
     return result
 
 
+FEED_SNIFF_BYTES = 65536  # enough of a file's head to tell a feed, past a long DOCTYPE
+_XML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*<(?:\?xml|!DOCTYPE)", re.IGNORECASE)
+
+
+def _is_feed(data: bytes) -> bool:
+    """A feed, or an XML document at least (read as a feed, it says what it is): never
+    a listing of lines of markup."""
+    from .feed_parse import looks_like_feed
+
+    return looks_like_feed(data[:FEED_SNIFF_BYTES]) or _XML_START.match(data) is not None
+
+
 def parse_bytes(data: bytes, display: str, origin: str, fmt: str | None = None) -> ParseResult:
     """Parse an input already read whole. Never raises on bad content."""
+    if fmt == "feed" or (fmt is None and _is_feed(data)):
+        import time
+
+        from .feed_entries import parse_feed_file
+
+        return parse_feed_file(data, display, origin, time.time())
     lines, problems, bad = split_lines(data, display)
     if problems:
         return ParseResult(display, "unreadable", problems=problems)

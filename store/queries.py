@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import mute
 from .connection import Database
 from .entries import like_pattern, rows_by_id
 from .schema import NEWEST_FIRST, TOPIC_LIST_ORDER
@@ -15,15 +16,17 @@ EntryRow = tuple[str, str, str, str | None]
 
 
 def topic_rows(db: Database, topic_id: int, *, also: bool = False) -> list[EntryRow]:
-    """A topic's rows (``also``: the rows of the entries also listed under it), newest
-    first, undated last: one range of ``topic_list`` (``topic_also_list``), already in
-    that order (no join, no sort), so a list of thousands of entries loads in
-    milliseconds."""
+    """A topic's rows (``also``: the rows of the entries also listed under it) but the
+    muted ones (:mod:`.mute`), newest first, undated last: one range of ``topic_list``
+    (``topic_also_list``), already in that order (no join, no sort), so a list of
+    thousands of entries loads in milliseconds."""
     table = "topic_also_list" if also else "topic_list"
+    hidden = mute.clause(db, "l.entry_id")
+    sql, params = (f"AND NOT {hidden[0]} ", hidden[1]) if hidden else ("", [])
     return db.query(
         "SELECT entry_id, title, source, CASE WHEN undated THEN NULL ELSE date END "
-        f"FROM {table} WHERE topic_id = ? ORDER BY {TOPIC_LIST_ORDER}",
-        (topic_id,),
+        f"FROM {table} l WHERE topic_id = ? {sql}ORDER BY {TOPIC_LIST_ORDER}",
+        (topic_id, *params),
     )
 
 
@@ -48,7 +51,46 @@ def topic_unread_counts(db: Database) -> dict[int, int]:
         )
     )
     counts = {tid: n - read.get(tid, 0) for tid, n in members}
+    hidden = mute.clause(db, "a.entry_id")
+    if hidden is not None:  # muted entries count for nothing
+        for tid, n in db.query(
+            "SELECT a.topic_id, count(*) FROM topic_assignments a WHERE "
+            f"{hidden[0]} AND a.entry_id NOT IN (SELECT entry_id FROM read_state) "
+            "GROUP BY a.topic_id",
+            hidden[1],
+        ):
+            counts[tid] -= n
     return {tid: n for tid, n in counts.items() if n > 0}
+
+
+def muted_counts(db: Database) -> dict[int, int]:
+    """Muted primary members per topic id (topics with none are absent)."""
+    hidden = mute.clause(db, "a.entry_id")
+    if hidden is None:
+        return {}
+    return dict(
+        db.query(
+            f"SELECT a.topic_id, count(*) FROM topic_assignments a WHERE {hidden[0]} "
+            "GROUP BY a.topic_id",
+            hidden[1],
+        )
+    )
+
+
+def river_rows(db: Database, limit: int | None = None) -> list[EntryRow]:
+    """Every unread entry but the muted ones, whatever its topic, newest first (undated
+    last, then in import order): the reader's "all unread" list."""
+    hidden = mute.clause(db, "e.id")
+    sql, params = (f"AND NOT {hidden[0]} ", list(hidden[1])) if hidden else ("", [])
+    query = (
+        "SELECT e.id, e.title, e.source, e.date FROM entries e "
+        f"WHERE e.id NOT IN (SELECT entry_id FROM read_state) {sql}"
+        f"ORDER BY e.date IS NULL, e.date DESC, e.rowid"
+    )
+    if limit is not None:
+        query += " LIMIT ?"
+        params.append(limit)
+    return db.query(query, params)
 
 
 def count_unassigned(db: Database) -> int:
@@ -89,13 +131,17 @@ def filtered_ids(
     topic_id: int | None = None,
     source: str | None = None,
     since: str | None = None,
+    until: str | None = None,
     unread: bool = False,
     bookmarked: bool = False,
+    muted: bool | None = None,
 ) -> list[str]:
     """Ids of the entries that pass every filter given, newest first (undated last): the
     own entries of topic ``topic_id``; a source holding ``source`` (ASCII letters in any
     case); dated ``since`` or later (an ISO date or its start: "2026", "2026-05"; undated
-    entries fail); unread; bookmarked."""
+    entries fail); dated ``until`` or earlier (to the end of a month or year given);
+    unread; bookmarked; muted (True: only the entries a mute rule hides, False: none of
+    them, None: either)."""
     clauses: list[str] = []
     params: list[object] = []
     if topic_id is not None:
@@ -107,11 +153,21 @@ def filtered_ids(
     if since is not None:
         clauses.append("date >= ?")
         params.append(since)
+    if until is not None:  # its start, compared as long as it is: "2026-05" takes all May
+        clauses.append("substr(date, 1, ?) <= ?")
+        params += [len(until), until]
+    hidden = mute.clause(db, "e.id") if muted is not None else None
+    if hidden is not None:
+        clauses.append(hidden[0] if muted else f"NOT {hidden[0]}")
+        params += hidden[1]
+    elif muted:  # no rule: nothing is muted
+        return []
     if unread:
         clauses.append("id NOT IN (SELECT entry_id FROM read_state)")
     if bookmarked:
         clauses.append("id IN (SELECT entry_id FROM bookmarks)")
     where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
     return [
-        eid for (eid,) in db.query(f"SELECT id FROM entries {where}ORDER BY {NEWEST_FIRST}", params)
+        eid
+        for (eid,) in db.query(f"SELECT id FROM entries e {where}ORDER BY {NEWEST_FIRST}", params)
     ]

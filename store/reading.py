@@ -134,9 +134,11 @@ def split_lines(data: bytes, display: str) -> tuple[list[Line], list[Problem], s
     if not data.strip():
         return [], [Problem(display, 0, "empty file: no entries")], set()
     text = data.decode("utf-8", errors="surrogateescape")
+    # line ends: LF, CRLF, or CR alone in a file that has no LF (old Mac tools write it)
+    end = "\r" if "\n" not in text and "\r" in text else "\n"
     lines: list[Line] = []
     bad: set[int] = set()
-    for number, raw in enumerate(text.split("\n"), start=1):
+    for number, raw in enumerate(text.split(end), start=1):
         raw = raw.removesuffix("\r")
         if "\x00" in raw or has_surrogates(raw):
             bad.add(number)

@@ -15,7 +15,6 @@ bad one is refused as ``file:line: note N: what is wrong`` (the line of ``notes`
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import re
@@ -26,11 +25,15 @@ from typing import Any
 
 import orjson
 
-from . import bookmarks, corrections, entries
+from . import bookmarks, corrections, entries, restore_feeds
+from . import restore_views as views
 from .db import Store
 from .export import EXPORT_FORMAT, EXPORT_VERSION
+from .export_layout import layout as _layout
+from .export_layout import line_numbers as _line_numbers
 from .jsonvalues import INT_MAX, MAX_DEPTH, Invalid, depth, is_huge_int, kind, leaves, too_deep
-from .models import Bookmark, Entry, ImportReport, Problem
+from .jsonvalues import seconds as _bookmarked_at
+from .models import Bookmark, Content, Entry, ImportReport, Problem
 from .reading import BOM, read_source
 
 # Enough of the head of a file to find the marker of an indented export.
@@ -41,9 +44,6 @@ _MARKER = re.compile(rb'"format"\s*:\s*"' + re.escape(EXPORT_FORMAT.encode()) + 
 _LONG_DIGITS = re.compile(rb"\d{19,}")
 # Numbers, and strings matched whole so that digits inside them are left alone.
 _NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
-# What the layout scan needs of valid JSON: strings (whole) and punctuation.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]')
-_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(slots=True)
@@ -56,6 +56,8 @@ class RestoreReport(ImportReport):
     bookmarks_unchanged: int = 0
     notes_restored: int = 0  # notes on entries not bookmarked, given back their text
     corrections_restored: int = 0  # topic corrections and pins (store/corrections.py)
+    searches_restored: int = 0  # saved searches added or given back their query
+    mute_rules_restored: int = 0  # mute rules added
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,9 @@ class RestoreItem:
     entry: Entry
     bookmark: Bookmark  # for a note alone, its time and text
     bookmarked: bool = True  # False: a note kept on an entry that is not bookmarked
+    from_topic: object = views.MISSING  # the topic it was bookmarked from, when said
+    content: Content | None = None  # a feed entry's whole content
+    feed: restore_feeds.FeedRef | None = None  # the feed a feed entry came from
 
 
 def export_marker(data: bytes) -> bool:
@@ -97,30 +102,6 @@ def looks_like_export(path: str | Path) -> bool:
         return export_marker(Path(path).read_bytes())
     except OSError:
         return False
-
-
-# The latest time an export can show (9999-12-31T23:59:59Z): beyond it, every later
-# export would fail to render the bookmark.
-LATEST_SECONDS = 253_402_300_799
-
-
-def _bookmarked_at(when: Any, key: str = "bookmarked_at") -> float:
-    if (
-        isinstance(when, bool)
-        or not isinstance(when, int | float)
-        or not math.isfinite(when)
-        or when < 0
-    ):
-        raise Invalid(f"{key!r} must be a time in seconds, not {when!r}")
-    if when > LATEST_SECONDS:
-        if when / 1000 <= LATEST_SECONDS:
-            moment = _dt.datetime.fromtimestamp(when / 1000, _dt.UTC).strftime("%Y-%m-%d")
-            raise Invalid(
-                f"{key!r} {when!r} looks like milliseconds ({moment} if so); an "
-                "export holds seconds since 1970: divide it by 1000 and import again"
-            )
-        raise Invalid(f"{key!r} {when!r} is too far in the future to be a time")
-    return float(when)
 
 
 def _exact_int(digits: str) -> int:
@@ -173,61 +154,15 @@ def _item(obj: Any, exact: bool, bookmarked: bool = True) -> RestoreItem:
         note = ""
     if not isinstance(note, str):
         raise Invalid(f"'note' must be a string, not {kind(note)}")
-    return RestoreItem(entry, Bookmark(entry.id, when, note), bookmarked)
-
-
-def _layout(text: str, upto: int | None = None) -> tuple[dict[str, int], list[int]]:
-    """Where things sit in an export's text (JSON known to be valid, its top an object):
-    the offset of each top-level key, and of each bookmark's ``entry`` key (of the bookmark
-    itself when it has none), read up to bookmark ``upto`` (None: all the text). Duplicate
-    keys: the last counts, as when parsing."""
-    keys: dict[str, int] = {}
-    marks: list[int] = []
-    level = 0  # how many objects and lists are open
-    in_list = False  # inside the top-level "bookmarks" list
-    in_object = False  # in a bookmark that is an object
-    top_key = ""
-    prev: re.Match[str] | None = None
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token[0] == '"':
-            prev = match  # a key when a colon follows
-            continue
-        if token == ":" and prev is not None:
-            if level == 1:
-                top_key = orjson.loads(prev.group())
-                keys[top_key] = prev.start()
-            elif level == 3 and in_object and orjson.loads(prev.group()) == "entry":
-                marks[-1] = prev.start()
-        elif token in "{[":
-            level += 1
-            if level == 2 and token == "[" and top_key == "bookmarks":
-                in_list, marks = True, []
-                start = _NON_SPACE.search(text, match.end())
-                if start and start.group() != "]":
-                    marks.append(start.start())
-            elif level == 3:
-                in_object = in_list and token == "{"
-        elif token in "}]":
-            level -= 1
-            if level == 1:
-                in_list = False
-        elif token == "," and level == 2 and in_list:
-            if upto is not None and len(marks) >= upto:
-                break  # bookmark upto is behind: nothing further is needed
-            start = _NON_SPACE.search(text, match.end())
-            marks.append(start.start() if start else match.start())
-    return keys, marks
-
-
-def _line_numbers(text: str, offsets: list[int]) -> dict[int, int]:
-    """The line of each offset, counting the text's newlines once."""
-    lines: dict[int, int] = {}
-    line, pos = 1, 0
-    for offset in sorted(set(offsets)):
-        line += text.count("\n", pos, offset)
-        lines[offset], pos = line, offset
-    return lines
+    content, feed = restore_feeds.extras(obj["entry"])
+    return RestoreItem(
+        entry,
+        Bookmark(entry.id, when, note),
+        bookmarked,
+        from_topic=views.from_topic(obj),
+        content=content,
+        feed=feed,
+    )
 
 
 def read_export(
@@ -258,7 +193,15 @@ def _document(data: bytes, display: str) -> tuple[dict[str, Any], bool] | Proble
             doc = json.loads(data, parse_int=_exact_int)
     except orjson.JSONDecodeError as exc:
         what = "nested too deeply" if too_deep(exc) else exc.msg
-        return Problem(display, exc.lineno, f"malformed JSON export: {what}")
+        line = exc.lineno
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            # orjson checks the encoding before the syntax and says line 1: name the
+            # line of the first byte that is not UTF-8 (a file cut inside a character)
+            line = data.count(b"\n", 0, bad.start) + 1
+            what = f"not valid UTF-8 (byte {bad.start})"
+        return Problem(display, line, f"malformed JSON export: {what}")
     except RecursionError:  # the standard parser gives up sooner than orjson
         return Problem(display, 0, "malformed JSON export: nested too deeply")
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
@@ -362,16 +305,19 @@ def restore_items(store: Store, items: list[RestoreItem]) -> RestoreReport:
     report = RestoreReport()
     now = time.time()
     with store.write() as conn:
-        for item in items:
+        for item in restore_feeds.settle(conn, items, now):
             if entries.insert(conn, item.entry, now):
                 report.new += 1
                 report.new_ids.append(item.entry.id)
+                restore_feeds.put_content(conn, item)
             else:
                 report.known += 1
             if not item.bookmarked:
                 b = item.bookmark
                 report.notes_restored += bookmarks.put_note(conn, b.entry_id, b.note, b.created_at)
-            elif bookmarks.put_exact(conn, item.bookmark):
+            elif bookmarks.put_exact(conn, item.bookmark) | views.put_from_topic(
+                conn, item.entry.id, item.from_topic
+            ):
                 report.bookmarks_restored += 1
             else:
                 report.bookmarks_unchanged += 1
@@ -386,6 +332,10 @@ def restore_data(store: Store, data: bytes, display: str) -> RestoreReport:
     report = restore_items(store, items) if items else RestoreReport()
     report.corrections_restored, problem = corrections.restore(store, data, display)
     problems += [problem] if problem else []
+    report.searches_restored, report.mute_rules_restored, wrong = views.restore(
+        store, data, display
+    )
+    problems += wrong
     report.rejected = len(problems)
     report.problems = problems
     return report

@@ -123,19 +123,20 @@ def cell_width(text: str) -> int:
 
 
 def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
-    """Cut ``text`` to at most ``width`` terminal cells, ending with ``ellipsis`` if cut."""
-    if cell_width(text) <= width:
+    """Cut ``text`` to at most ``width`` terminal cells, ending with ``ellipsis`` if cut.
+    Reads only as far as the cut: a 50 MB title costs what its first line of cells does."""
+    if len(text) <= width // 2:  # at most two cells a character: it fits
         return text
     budget = width - cell_width(ellipsis)
-    out: list[str] = []
     used = 0
-    for ch in text:
-        w = char_cells(ch)
-        if used + w > budget:
-            break
-        out.append(ch)
-        used += w
-    return "".join(out).rstrip(" ,，、：:;；") + ellipsis
+    cut = None  # where the text is cut if it does not fit
+    for at, ch in enumerate(text):
+        used += char_cells(ch)
+        if cut is None and used > budget:
+            cut = at
+        if used > width:
+            return text[:cut].rstrip(" ,，、：:;；") + ellipsis
+    return text
 
 
 def detect_language(text: str) -> str:

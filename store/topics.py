@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 
 import orjson
 
+from .bounds import check_name
 from .connection import Database
 from .models import Assignment, Topic
 from .schema import TOPIC_LIST_FILL, TOPIC_LIST_ORDER
@@ -253,9 +254,9 @@ def add_assignments(
 
 
 def rename(db: Database, topic_id: int, name: str) -> bool:
-    name = name.strip()
-    if not name:
-        raise ValueError("a topic name cannot be empty")
+    """Give the topic the user's ``name`` (:class:`.bounds.BoundError` for one that cannot
+    be a name); False when there is no such topic."""
+    name = check_name(name, "a topic name", controls=True)
     with db.write() as conn:
         cur = conn.execute(
             "UPDATE topics SET name = ?, user_named = 1, updated_at = ? WHERE id = ?",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -104,3 +106,24 @@ def hostile_store(reader_store: Path) -> Path:
             store.rename_topic(topic.id, name)
         store.set_note(ids[0], "note \x1b]52;c;cHduZWQ=\x07 [/] [b]x\nline two")
     return reader_store
+
+
+@pytest.fixture
+def mount(tmp_path: Path) -> Iterator[Path]:
+    """A directory on its own small tmpfs (1 MiB), unmounted afterwards. Needs root and
+    a system that lets it mount; skipped otherwise."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    point = tmp_path / "mnt"
+    point.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", "-l", str(point)], check=False)

@@ -5,11 +5,19 @@ with ``from helpers import ...`` (pytest puts tests/ on the import path)."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import html
+import importlib.util
+import re
 import sqlite3
 from collections.abc import Awaitable, Callable
+from email.utils import format_datetime
+from html.parser import HTMLParser
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from feed_server import Exchange, Reply
 from textual.pilot import Pilot
 from topiclens.store import Entry, Store, Topic
 from topiclens.store.importer import bundled_paths, import_bundled, import_file
@@ -124,8 +132,25 @@ def make_reader_store(data_dir: Path) -> Path:
 
 # --- SQL that makes a store back into an older schema, for the migrations' tests -----------
 
-# a store of schema 9 made back into schema 8: no corrections
-SCHEMA_8 = "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
+# a store of schema 11 made back into schema 9: no feeds (11), and no trash, bookmark
+# topics, read marks, saved searches or mute rules (10)
+SCHEMA_9 = (
+    "DROP TABLE entry_content; DROP INDEX entries_feed_key; DROP TABLE feeds;"
+    + "".join(
+        f"ALTER TABLE entries DROP COLUMN {column};"
+        for column in (
+            "feed_id", "feed_key", "author", "published", "date_first_seen", "content_start"
+        )
+    )
+    + "DROP TRIGGER entries_muted; DROP TRIGGER entries_muted_again;"
+    + "DROP TRIGGER entries_unmuted; DROP TABLE muted_entries; DROP TABLE mute_rules;"
+    + "DROP TABLE saved_searches; DROP TABLE read_marks; DROP TABLE trash;"
+    + "ALTER TABLE bookmarks DROP COLUMN topic_id;"
+)  # fmt: skip
+# ... and back into schema 8: no corrections
+SCHEMA_8 = (
+    SCHEMA_9 + "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
+)
 # ... and back into schema 7: notes inside the bookmark rows
 SCHEMA_7 = (
     SCHEMA_8 + "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
@@ -228,6 +253,110 @@ def seed(s: Store) -> None:
         digest_ids[2]: (8, 0.1, ["kv"]),  # in a topic but not bookmarked
     }
     s.replace_topics(topics, assignments)
+
+
+# --- the hostile files of tests/data/hostile, and the script that writes them -------------
+
+HOSTILE_FILES = Path(__file__).resolve().parent / "data" / "hostile"
+
+
+def _make_corpus() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("make_corpus", HOSTILE_FILES / "make_corpus.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HOSTILE_CORPUS = _make_corpus()
+
+
+# --- what a terminal or a browser would act on -----------------------------------------------
+
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+FORBIDDEN_TAGS = {"script", "style", "iframe", "object", "embed", "form", "input", "button",
+                  "textarea", "select", "svg", "math", "base", "meta", "link", "frame",
+                  "frameset", "applet", "noscript", "template"}  # fmt: skip
+URL_ATTRIBUTES = {"href", "src", "cite", "action", "formaction", "data", "poster", "srcset"}
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in FORBIDDEN_TAGS:
+            self.found.append(f"<{tag}>")
+        for name, value in attrs:
+            if name.startswith("on") or name in ("style", "srcdoc", "formaction"):
+                self.found.append(f"{tag}[{name}]")
+            if name in URL_ATTRIBUTES and value is not None:
+                scheme = re.sub(r"[\x00-\x20]", "", value).split(":", 1)
+                if len(scheme) == 2 and scheme[0].lower() not in ("http", "https", "mailto"):
+                    self.found.append(f"{tag}[{name}={value[:40]}]")
+                elif len(scheme) == 1:
+                    self.found.append(f"{tag}[{name}] relative: {value[:40]}")
+
+    handle_startendtag = handle_starttag
+
+
+def unsafe_html_parts(html: str) -> list[str]:
+    """What in ``html`` could run or load something unwanted in a browser: forbidden tags,
+    event and style attributes, URL attributes that are relative or not http/https/mailto."""
+    collector = _Collector()
+    collector.feed(html)
+    collector.close()
+    return collector.found
+
+
+# --- feeds, as a server on localhost serves them (tests/feed_server.py) ----------------------
+
+LAST_MODIFIED = "Wed, 01 May 2024 08:00:00 GMT"
+
+
+def rss(title: str, items: list[tuple[str, str, str]]) -> bytes:
+    """An RSS 2.0 document: (guid, title, body) per item, newest first."""
+    parts = []
+    for n, (guid, item_title, body) in enumerate(items):
+        when = format_datetime(utc(1714550400 - 3600 * n))
+        parts.append(
+            f"<item><title>{html.escape(item_title)}</title><guid>{guid}</guid>"
+            f"<link>https://blog.example.org/{guid}</link><pubDate>{when}</pubDate>"
+            f"<description>{html.escape(body)}</description></item>"
+        )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel>'
+        f"<title>{html.escape(title)}</title><link>https://blog.example.org/</link>"
+        + "".join(parts)
+        + "</channel></rss>"
+    ).encode()
+
+
+def utc(stamp: int) -> dt.datetime:
+    """The moment of a Unix time, in UTC."""
+    return dt.datetime.fromtimestamp(stamp, dt.UTC)
+
+
+KV = [
+    ("kv-1", "Paged attention and the KV cache", "KV cache blocks of 16 tokens cut waste."),
+    ("kv-2", "Prefix caching in vLLM", "Requests sharing a prompt reuse the KV cache blocks."),
+]
+SPEC = [("sd-1", "Speculative decoding on a budget", "A draft model proposes tokens to verify.")]
+
+
+class Conditional:
+    """A feed that answers with its validators, and 304 to a request that sends them."""
+
+    def __init__(self, body: bytes, etag: str = '"v1"', last_modified: str = LAST_MODIFIED):
+        self.body, self.etag, self.last_modified = body, etag, last_modified
+
+    def __call__(self, ex: Exchange) -> None:
+        validators = [("ETag", self.etag), ("Last-Modified", self.last_modified)]
+        if ex.request.headers.get("if-none-match") == self.etag:
+            ex.send(Reply(304, headers=validators))
+        else:
+            ex.send(Reply(200, self.body, [("Content-Type", "application/rss+xml"), *validators]))
 
 
 # --- the trusted-topics view of the reader's store ----------------------------------------

@@ -156,9 +156,18 @@ def test_topics_prints_a_header(cli: Cli, reader_store: Path):
     assert len(lines) == 5
 
 
-def test_nothing_listed_prints_no_header(cli: Cli, reader_store: Path):
+def test_nothing_listed_prints_the_header_and_says_so(cli: Cli, reader_store: Path):
+    from topiclens.cli.commands import ENTRIES_HEADER
+
     status, out, _ = cli("entries", "--search", "no such words at all")
-    assert status == 0 and out == ""
+    assert status == 0 and out == f"{ENTRIES_HEADER}\nno entries\n"
+
+
+def test_an_empty_store_lists_no_entries(cli: Cli, data_dir: Path):
+    from topiclens.cli.commands import ENTRIES_HEADER
+
+    status, out, _ = cli("entries")
+    assert status == 0 and out == f"{ENTRIES_HEADER}\nno entries\n"
 
 
 # --- mark-read ---------------------------------------------------------------------------
@@ -171,7 +180,9 @@ def test_mark_a_topic_read_then_unread(cli: Cli, reader_store: Path):
         store.set_read(next(iter(own)))
     status, out, _ = cli("mark-read", "--topic", str(topic.id))
     assert status == 0
-    assert out == f"{len(own) - 1} entries in topic {topic.id} ({topic.name}) marked read\n"
+    assert out == (
+        f"{len(own)} entries in topic {topic.id} ({topic.name}) now read ({len(own) - 1} changed)\n"
+    )
     with Store(reader_store) as store:
         assert store.read_ids() == own
         assert topic.id not in store.topic_unread_counts()
@@ -183,14 +194,22 @@ def test_mark_a_topic_read_then_unread(cli: Cli, reader_store: Path):
 
 def test_mark_everything_read_then_unread(cli: Cli, reader_store: Path):
     status, out, _ = cli("mark-read", "--all")
-    assert status == 0 and out == "109 entries in the store marked read\n"
+    assert status == 0 and out == "109 entries in the store now read (109 changed)\n"
     status, out, _ = cli("entries", "--unread")
-    assert status == 0 and out == ""
-    assert cli("mark-read", "--all")[1] == "0 entries in the store marked read\n"
+    assert status == 0 and out.endswith("\nno entries\n")
+    assert cli("mark-read", "--all")[1] == "109 entries in the store now read (0 changed)\n"
     status, out, _ = cli("mark-read", "--all", "--unread")
-    assert status == 0 and out == "109 entries in the store marked unread\n"
+    assert status == 0 and out == "109 entries in the store now unread (109 changed)\n"
     with Store(reader_store) as store:
         assert store.read_ids() == set()
+
+
+def test_mark_everything_unread_counts_what_is_unread_now(cli: Cli, reader_store: Path):
+    with Store(reader_store) as store:
+        store.set_read_many(store.entry_ids()[:7])
+    status, out, _ = cli("mark-read", "--all", "--unread")
+    # not "7 entries marked unread": every one of the 109 is unread now, 7 of them changed
+    assert status == 0 and out == "109 entries in the store now unread (7 changed)\n"
 
 
 @pytest.mark.parametrize(

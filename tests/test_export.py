@@ -177,6 +177,12 @@ def test_json_holds_every_field(store: Store):
             "format": e.format,
             "origin": {"file": e.origin_file, "line": e.origin_line},
             "extra": e.extra,
+            # (digest entries: no feed, key, author, time or content)
+            "feed": None,
+            "feed_key": None,
+            "author": "",
+            "published": None,
+            "date_first_seen": False,
         }
         tid = row["topic_id"]
         assert got["topic"] == (None if tid is None else {"id": tid, "name": row["topic"]})

@@ -419,6 +419,18 @@ def test_truncated_export_names_the_line(store: Store, tmp_path: Path):
     assert "malformed JSON export" in problem.message
 
 
+def test_export_cut_inside_a_character_names_the_line(store: Store, tmp_path: Path):
+    data = render(store, "json")
+    # one byte past the lead byte of the last character of several bytes (CJK text)
+    cut = max(i for i, b in enumerate(data) if b >= 0xC0) + 1
+    path = tmp_path / "cut.json"
+    path.write_bytes(data[:cut])
+    report = import_file(store, path)
+    (problem,) = report.problems
+    assert problem.line == data[:cut].count(b"\n") + 1 > 1
+    assert "not valid UTF-8" in problem.message
+
+
 # --- the command line ----------------------------------------------------------------------
 
 

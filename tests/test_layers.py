@@ -13,6 +13,7 @@ HEADLESS = [
     "topiclens.store.parsers",
     "topiclens.store.importer",
     "topiclens.clustering",
+    "topiclens.feeds",
 ]
 
 

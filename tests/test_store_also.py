@@ -193,7 +193,15 @@ def test_a_store_of_the_previous_schema_keeps_everything(tmp_path: Path):
     # the bookmark's note moved to the notes table (migration 8), with the bookmark's time
     ((eid, when, note),) = before.pop("bookmarks")
     assert (eid, note) == (ids[3], "note")
-    assert after.pop("bookmarks") == [(eid, when)] and after.pop("notes") == [(eid, note, when)]
+    assert after.pop("bookmarks") == [(eid, when, None)]  # (migration 10: no topic known)
+    assert after.pop("notes") == [(eid, note, when)]
     # migration 9's tables, empty: no corrections yet
     assert [after.pop(t) for t in ("topic_corrections", "entry_pins", "correction_log")] == [[]] * 3
+    # migration 10's, empty: nothing deleted, marked read at once, saved or muted yet
+    daily = ("trash", "read_marks", "saved_searches", "mute_rules", "muted_entries")
+    assert [after.pop(t) for t in daily] == [[]] * len(daily)
+    # migration 11's: no feeds, and every entry from a file (no feed, key, author, content)
+    assert after.pop("feeds") == [] and after.pop("entry_content") == []
+    no_feed = (None, None, "", None, 0, "")
+    assert after.pop("entries") == [(*row, *no_feed) for row in before.pop("entries")]
     assert after == before

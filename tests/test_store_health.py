@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -133,27 +132,6 @@ def test_a_read_only_data_dir_by_permissions(cli, data_dir: Path, seeded: Path, 
 
 
 # --- a read-only data directory and a full disk: real mounts (root only) -----------------
-
-
-@pytest.fixture
-def mount(tmp_path: Path) -> Iterator[Path]:
-    """A directory on its own small tmpfs (1 MiB), unmounted afterwards. Needs root and
-    a system that lets it mount; skipped otherwise."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    point = tmp_path / "mnt"
-    point.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
-        yield point
-    finally:
-        subprocess.run(["umount", "-l", str(point)], check=False)
 
 
 def _remount(point: Path, options: str) -> None:

@@ -128,6 +128,37 @@ def listing() -> bytes:
 LISTING_EXPECTED = (4, [(8, "NUL byte")])
 
 
+def cr_digest() -> bytes:
+    """A digest whose lines end in CR alone (as old Mac tools write them)."""
+    lines = [
+        "工程实践 Clean Blog 2026/09/24",
+        "CR 结尾的文件：KV 缓存压缩，说明测量方法。",
+        "推荐收录：只用回车换行，也要读出两条。",
+        "系统架构 Clean Blog 2026/09/23",
+        f"第二条带着 {OSC0} 与 {MARKUP[1]}，原样保存。",
+        "推荐收录：数据可信，适合推理工程师。",
+    ]
+    return "\r".join(lines).encode("utf-8") + b"\r"
+
+
+def out_of_range() -> bytes:
+    """One line of JSON Lines holding a number no double holds (not an integer)."""
+    return b'{"title": "huge", "summary": "a number out of range", "n": 1e400}\n'
+
+
+def one_bad_line() -> bytes:
+    """One line of JSON Lines, cut short: a JSON problem, not a digest's."""
+    return b'{"title": "cut short", "summary": "the object never closes"\n'
+
+
+# (file name, writer, format detected, entries that go in, (line, fragment) of each problem)
+MORE: dict[str, tuple[object, str, int, list[tuple[int, str]]]] = {
+    "hostile_cr.txt": (cr_digest, "digest", 2, []),
+    "hostile_out_of_range.jsonl": (out_of_range, "jsonl", 0, [(1, "a number out of range")]),
+    "hostile_one_bad_line.jsonl": (one_bad_line, "jsonl", 0, [(1, "malformed JSON")]),
+}
+
+
 def _export(bookmarks: list[dict[str, object]]) -> dict[str, object]:
     return {
         "format": "topiclens-bookmarks",
@@ -211,6 +242,46 @@ def export_deep() -> bytes:
 EXPORT_DEEP_EXPECTED = "nested"
 
 
+def export_views() -> bytes:
+    """A backup whose saved searches and mute rules are each good once, then bad in every
+    way a value can be: each bad one refused alone, the good ones restored."""
+    doc = _export([_bookmark("00000000000000b1")])
+    doc["saved_searches"] = [
+        {"name": "kv", "query": "KV cache", "created_at": 1764500000.0},
+        {"name": f"two{OSC0}\nlines", "query": "x", "created_at": 1764500000.0},
+        {"name": "long", "query": " ".join(["w"] * 1000), "created_at": 1764500000.0},
+        {"name": "n" * 201, "query": "x", "created_at": 1764500000.0},
+        {"name": "when", "query": "x", "created_at": 1764500000000},
+        ["not", "an", "object"],
+    ]
+    doc["mute_rules"] = [
+        {"kind": "words", "value": "crypto scam", "created_at": 1764500000.0},
+        {"kind": "regex", "value": ".*", "created_at": 1764500000.0},
+        {"kind": "feed", "value": "-3", "created_at": 1764500000.0},
+        {"kind": "source", "value": f"Evil{CLEAR}", "created_at": 1764500000.0},
+        {"kind": "words", "value": 7, "created_at": 1764500000.0},
+    ]
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+
+
+# (the list, the fragment of each refused item's problem, in order): line of the list's key
+EXPORT_VIEWS_EXPECTED = (
+    1,
+    1,
+    [
+        ("saved_searches", "saved search 2: a saved search's name is one line of text"),
+        ("saved_searches", "saved search 3: a search is at most 64 words"),
+        ("saved_searches", "saved search 4: a saved search's name is at most 200 characters"),
+        ("saved_searches", "saved search 5: 'created_at' 1764500000000 looks like milliseconds"),
+        ("saved_searches", "saved search 6: must be an object, not a list"),
+        ("mute_rules", "mute rule 2: a mute rule is words, a source or a feed, not 'regex'"),
+        ("mute_rules", "mute rule 3: a feed is given by its id"),
+        ("mute_rules", "mute rule 4: a source is one line of text; this one holds a control"),
+        ("mute_rules", "mute rule 5: 'kind' and 'value' must be strings"),
+    ],
+)
+
+
 def main() -> None:
     (HERE / "hostile.jsonl").write_bytes(jsonl())
     (HERE / "hostile_digest.txt").write_bytes(digest())
@@ -218,6 +289,9 @@ def main() -> None:
     for name, (bookmarks, _) in EXPORTS.items():
         (HERE / name).write_bytes(orjson.dumps(_export(bookmarks), option=orjson.OPT_INDENT_2))
     (HERE / "export_deep.json").write_bytes(export_deep())
+    (HERE / "export_views.json").write_bytes(export_views())
+    for name, (write, *_) in MORE.items():
+        (HERE / name).write_bytes(write())  # type: ignore[operator]
 
 
 if __name__ == "__main__":
