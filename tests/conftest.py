@@ -23,9 +23,11 @@ settings.load_profile("repeatable")
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test of the reader (tests/test_tui*.py) starts the app under Pilot: slow."""
+    """Slow by rule: every test of the reader (tests/test_tui*.py), which starts the app
+    under Pilot, and every test that asks for the clustered bundled corpus."""
     for item in items:
-        if item.path.name.startswith("test_tui"):
+        clustered = "clustered_home" in getattr(item, "fixturenames", ())
+        if item.path.name.startswith("test_tui") or clustered:
             item.add_marker(pytest.mark.slow)
 
 

@@ -357,6 +357,7 @@ SCRIPTED = re.compile(r"<script|<iframe|<object|<embed|javascript:|vbscript:", r
 EVENT_ATTRIBUTE = re.compile(r"<[^>]+\son[a-z]+\s*=", re.IGNORECASE)
 
 
+@pytest.mark.slow
 def test_every_feedparser_test_feed_imports_without_a_traceback_and_no_script_survives(
     cli: Cli, data_dir: Path, tmp_path: Path
 ):

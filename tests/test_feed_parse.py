@@ -744,6 +744,7 @@ def _read_corpus_file(path: Path) -> ParsedFeed:
     return parse_feed(data, url=url, path=str(path.relative_to(CORPUS)), headers=headers)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("folder", "files"),
     [("encoding", 82), ("entities", 256), ("illformed", 19), ("json", 1), ("wellformed", 1749)],
@@ -924,6 +925,7 @@ _FEED_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_FEED_PIECES, max_size=40).map("".join), st.sampled_from(["utf-8", "latin-1"]))
 def test_any_document_reads_or_is_said_to_be_no_feed(text: str, codec: str):

@@ -308,6 +308,7 @@ _PIECES = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_PIECES, max_size=60).map("".join))
 def test_any_html_gives_safe_text_and_safe_html(html: str):
