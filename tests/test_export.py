@@ -797,6 +797,7 @@ def test_a_killed_export_leaves_a_temporary_that_the_next_one_removes(tmp_path: 
     assert leftovers(tmp_path) == sorted([other.name, "out.json"])
 
 
+@pytest.mark.slow
 def test_json_escapes_every_character_a_terminal_acts_on_and_reads_back_exactly():
     every = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     acted_on = "".join(ch for ch in every if ch not in "\n\t" and terminal_text(ch) != ch)

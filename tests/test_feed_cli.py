@@ -13,6 +13,9 @@ from feed_server import FeedServer, Reply
 from helpers import KV, SPEC, Conditional, rss
 from topiclens.store import Store
 
+# slow as a whole: every test talks HTTP to a real server on localhost (tests/feed_server.py)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 FEEDS = ROOT / "tests" / "data" / "feeds"
 Cli = Callable[..., tuple[int, str, str]]
@@ -357,7 +360,6 @@ SCRIPTED = re.compile(r"<script|<iframe|<object|<embed|javascript:|vbscript:", r
 EVENT_ATTRIBUTE = re.compile(r"<[^>]+\son[a-z]+\s*=", re.IGNORECASE)
 
 
-@pytest.mark.slow
 def test_every_feedparser_test_feed_imports_without_a_traceback_and_no_script_survives(
     cli: Cli, data_dir: Path, tmp_path: Path
 ):

@@ -35,6 +35,9 @@ from topiclens.feeds.fetch import (
     user_agent,
 )
 
+# slow as a whole: every test talks HTTP to a real server on localhost (tests/feed_server.py)
+pytestmark = pytest.mark.slow
+
 MIB = 1024 * 1024
 
 
@@ -327,7 +330,6 @@ def trickle(exchange: Exchange) -> None:
         pass
 
 
-@pytest.mark.slow
 def test_a_trickling_server_cannot_hold_a_fetch_past_its_deadline(server: FeedServer):
     server.route("/slow", trickle)
     started = time.monotonic()
@@ -338,7 +340,6 @@ def test_a_trickling_server_cannot_hold_a_fetch_past_its_deadline(server: FeedSe
     assert elapsed < 10  # not a speed check: a hang would never get here
 
 
-@pytest.mark.slow
 def test_the_deadline_covers_every_redirect(server: FeedServer):
     """Each hop answers well inside the deadline; all of them together do not."""
 
@@ -403,7 +404,6 @@ def gzip_bomb() -> bytes:
     return bomb
 
 
-@pytest.mark.slow
 def test_a_gzip_bomb_is_refused_at_the_cap_and_memory_stays_low(
     server: FeedServer, gzip_bomb: bytes
 ):
@@ -699,7 +699,6 @@ def collect(jobs, limits: Limits | None = None, **bounds: int) -> list[tuple[obj
     return asyncio.run(go())
 
 
-@pytest.mark.slow
 def test_two_hundred_feeds_on_one_host_never_open_more_than_per_host(server: FeedServer):
     total, per_host = 200, 4
 
@@ -718,7 +717,6 @@ def test_two_hundred_feeds_on_one_host_never_open_more_than_per_host(server: Fee
     assert server.peak == per_host
 
 
-@pytest.mark.slow
 def test_the_overall_bound_holds_across_hosts(server: FeedServer):
     total, overall, per_host = 60, 6, 4
 
@@ -780,7 +778,6 @@ def test_stopping_early_cancels_the_fetches_still_running(server: FeedServer):
     assert server.wait_until(lambda: server.active == 0)
 
 
-@pytest.mark.slow
 def test_bad_feeds_never_stop_the_good_ones(server: FeedServer, tmp_path: Path):
     server.route("/good", Reply(body=b"<rss/>"))
     server.route("/missing", Reply(404))

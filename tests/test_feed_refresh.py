@@ -18,6 +18,9 @@ from topiclens.feeds.subscribe import subscribe
 from topiclens.store import Store
 from topiclens.store.feeds import FeedCheck
 
+# slow as a whole: every test talks HTTP to a real server on localhost (tests/feed_server.py)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def server() -> Iterator[FeedServer]:
@@ -179,7 +182,6 @@ def test_a_changed_entry_is_updated_in_place_over_the_wire(server: FeedServer, s
     assert "FP8" in store.entry_content(eid).text
 
 
-@pytest.mark.slow
 def test_new_entries_join_their_topics_at_once_without_a_re_cluster(
     server: FeedServer, bundled_home: Path
 ):
@@ -218,7 +220,6 @@ def test_the_schedule_backs_off_on_errors(server: FeedServer, store: Store):
     assert next_due(store, interval=60) == pytest.approx(store.feed(bad.id).last_checked + 480)
 
 
-@pytest.mark.slow
 def test_many_feeds_are_parsed_in_worker_processes_and_all_stored(server: FeedServer, store: Store):
     from topiclens.feeds.refresh import PARALLEL_FEEDS
 

@@ -149,6 +149,7 @@ def test_terminal_safe_keeps_newlines_and_expands_tabs():
     assert terminal_safe("a\tb\nc") == "a   b\nc"
 
 
+@pytest.mark.slow
 def test_deep_nesting_is_flattened_not_recursed():
     depth = 100_000
     html = "<div>" * depth + "deep text" + "</div>" * depth
@@ -159,6 +160,7 @@ def test_deep_nesting_is_flattened_not_recursed():
     assert clean.count("<div>") <= MAX_DEPTH
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "html",
     [
@@ -183,6 +185,7 @@ def test_nesting_below_the_limit_is_left_alone():
     assert html_to_text(html) == "> > > > > quoted"
 
 
+@pytest.mark.slow
 def test_huge_documents_are_cut_with_a_note():
     paragraph = "<p>" + "word " * 100 + "</p>\n"
     html = paragraph * (10_000_000 // len(paragraph))
