@@ -26,6 +26,8 @@ from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 
 ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+ACT = ROOT / "tests" / "workers" / "act.py"  # another topiclens process (see its docstring)
 ASSETS = ROOT / "assets"
 DIGEST = ASSETS / "000_628a9e309749597c.txt"
 LISTING = ASSETS / "002_e2969eaa9c23cb58.txt"
@@ -257,7 +259,7 @@ def seed(s: Store) -> None:
 
 # --- the hostile files of tests/data/hostile, and the script that writes them -------------
 
-HOSTILE_FILES = Path(__file__).resolve().parent / "data" / "hostile"
+HOSTILE_FILES = DATA / "hostile"
 
 
 def _make_corpus() -> ModuleType:

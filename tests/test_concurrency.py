@@ -12,11 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import write_digest
+from helpers import ACT, write_digest
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
-ACT = Path(__file__).resolve().parent / "workers" / "act.py"
 TIMEOUT = 120
 ROUNDS = 60
 

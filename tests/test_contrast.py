@@ -9,11 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from topiclens.store import Store
 from topiclens.tui import theme
 from topiclens.tui.app import TopicLensApp
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "contrast.py"
+BENCH = ROOT / "bench" / "contrast.py"
 KEYMAP = Path("/nonexistent/keymap.toml")
 
 

@@ -22,7 +22,6 @@ from topiclens.store.restore import restore_data
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("corrections")]
 
-ROOT = Path(__file__).resolve().parent.parent
 # the entries our reference labels put under "KV cache" (bench/corpora/bundled-labels.jsonl)
 KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}
 KV_ENTRY = {

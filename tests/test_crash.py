@@ -13,12 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import dump_store, integrity, write_digest
+from helpers import ACT, dump_store, integrity, write_digest
 from topiclens.store import Store
 from topiclens.store.db import STORE_FILENAME
 from topiclens.store.importer import import_file
-
-ACT = Path(__file__).resolve().parent / "workers" / "act.py"
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("processes")]
 

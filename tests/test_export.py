@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 import pytest
-from helpers import DIGEST, make_entry, seed
+from helpers import DIGEST, ROOT, make_entry, seed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -615,7 +615,7 @@ def test_the_registry_is_where_formats_come_from(capsys):
 
 
 def test_docs_list_exactly_the_registered_formats():
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text()
+    doc = (ROOT / "docs" / "export.md").read_text()
     listed = re.search(r"`--format ([a-z|\\]+)`", doc)
     assert listed is not None
     assert listed.group(1).split("\\|") == [f.name for f in FORMATS]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import CONTROL, unsafe_html_parts
+from helpers import CONTROL, DATA, unsafe_html_parts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from topiclens.store import feed_json, feed_parse, feed_xml, parsed_feed
@@ -25,7 +25,7 @@ from topiclens.store.feed_parse import (
     read_date,
 )
 
-FEEDS = Path(__file__).resolve().parent / "data" / "feeds"
+FEEDS = DATA / "feeds"
 NOW = dt.datetime(2024, 6, 1, tzinfo=dt.UTC)
 
 
@@ -723,7 +723,7 @@ def test_json_feed_1_0_author_and_relative_urls_against_the_home_page():
 
 # --- feedparser's own test suite ------------------------------------------------------------
 
-CORPUS = Path(__file__).resolve().parent / "data" / "feedparser-tests"
+CORPUS = DATA / "feedparser-tests"
 # A file's leading comment may name the HTTP headers feedparser's harness sends with it.
 HEADER = re.compile(rb"^Header:\s*([A-Za-z-]+):\s*(.*?)\s*$", re.MULTILINE)
 # The only file that is no feed: a comment and nothing else.

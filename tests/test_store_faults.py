@@ -14,14 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import DIGEST, dump_store, integrity
+from helpers import DIGEST, HOSTILE_FILES, dump_store, integrity
 from topiclens.store import Store, StoreError, StoreReplaced
 from topiclens.store.importer import import_file
 
 
 def _other_store(tmp_path: Path) -> Path:
     """A second store, of other entries (the hostile digest's three)."""
-    hostile = Path(__file__).resolve().parent / "data" / "hostile" / "hostile_digest.txt"
+    hostile = HOSTILE_FILES / "hostile_digest.txt"
     with Store.open_dir(tmp_path / "other") as other:
         import_file(other, hostile)
         other.toggle_bookmark(other.entry_ids()[0])

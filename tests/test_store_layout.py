@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from helpers import DIGEST, LISTING, SCHEMA_4, SCHEMA_6, SCHEMA_7
+from helpers import DIGEST, LISTING, ROOT, SCHEMA_4, SCHEMA_6, SCHEMA_7
 from topiclens.clustering.features import count_matrix, select_terms
 from topiclens.clustering.token_cache import entry_token_ids
 from topiclens.clustering.tokenize import default_tokenizer
@@ -159,7 +159,6 @@ def test_topic_lists_follow_the_assignments(tmp_path: Path):
 
 # --- the store's shape: a facade over modules by concern ----------------------------------
 
-ROOT = Path(__file__).resolve().parent.parent
 _SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|CREATE\s+TABLE"
                   r"|UPDATE\s+\w+\s+SET)")  # fmt: skip
 
