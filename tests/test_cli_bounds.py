@@ -13,7 +13,7 @@ import pytest
 from helpers import CliResult, dump_store
 from topiclens.store import Entry, Store, Topic
 from topiclens.store.bounds import NAME_MAX_CHARS, BoundError, check_name
-from topiclens.store.text import cell_width
+from topiclens.text import cell_width
 
 Cli = Callable[..., CliResult]
 

@@ -41,7 +41,8 @@ from topiclens.store.export import (
     write_atomic,
 )
 from topiclens.store.importer import import_file
-from topiclens.store.text import entry_id, terminal_line, terminal_text
+from topiclens.store.text import entry_id
+from topiclens.text import terminal_line, terminal_text
 
 
 @pytest.fixture

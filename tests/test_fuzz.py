@@ -148,8 +148,10 @@ def is_header(text: str) -> bool:
 
 def file_lines(blob: bytes) -> list[str]:
     """The file's lines as the reader numbers them (1-based), decoded leniently."""
-    blob = blob.removeprefix(BOM)
-    return [ln.removesuffix("\r") for ln in blob.decode("utf-8", "surrogateescape").split("\n")]
+    text = blob.removeprefix(BOM).decode("utf-8", "surrogateescape")
+    if "\n" not in text and "\r" in text:  # a file with CR-only line ends (old Mac)
+        return text.split("\r")
+    return [ln.removesuffix("\r") for ln in text.split("\n")]
 
 
 def check(result: ParseResult, blob: bytes, display: str) -> None:

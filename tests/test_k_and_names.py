@@ -14,7 +14,7 @@ import orjson
 import pytest
 from topiclens.clustering import TopicModel, cluster_store
 from topiclens.clustering.partition import MAX_SHARE
-from topiclens.clustering.user_names import NAMED_TOPICS
+from topiclens.clustering.pipeline import NAMED_TOPICS
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 
@@ -119,8 +119,8 @@ def test_automatic_k_keeps_the_cap_and_reports_what_it_split(tmp_path: Path):
 def test_the_model_counts_the_topics_its_cap_split_off():
     docs = [["same", "words", "here"] for _ in range(40)]
     docs += [["rans", "entropy", "coding"], ["nvlink", "nvswitch", "bandwidth"]] * 3
-    capped = TopicModel(2, random_state=0).fit(None, docs)
-    plain = TopicModel(2, random_state=0, max_share=None).fit(None, docs)
+    capped = TopicModel(2, random_state=0).fit(None, tokens=docs)
+    plain = TopicModel(2, random_state=0, max_share=None).fit(None, tokens=docs)
     assert plain.n_topics_ == 2 and plain.n_split_ == 0
     assert capped.n_split_ > 0 and capped.n_topics_ == 2 + capped.n_split_
 

@@ -1,4 +1,5 @@
-"""Layers kept honest: the data layers never import Textual (checked in a fresh process)."""
+"""Layers kept honest: the data layers never import Textual, and the clustering never the
+store's modules (checked in a fresh process)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ HEADLESS = [
     "topiclens.store.importer",
     "topiclens.clustering",
     "topiclens.feeds",
+    "topiclens.text",
 ]
+# rich's cell widths (topiclens.text measures with them) and what that module loads; none
+# of rich's rendering
+RICH_CELLS = {"rich", "rich._extension", "rich.cells", "rich._unicode_data"}
 
 
 @pytest.mark.parametrize("module", HEADLESS)
@@ -27,7 +32,21 @@ def test_headless_module_imports_no_textual(module: str):
         "        importlib.import_module(info.name)\n"
         "bad = sorted(m for m in sys.modules\n"
         "             if m == 'textual' or m.startswith(('textual.', 'rich')))\n"
-        "print(bad)\n"
+        "print('\\n'.join(bad))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout.split()
+    bad = [m for m in loaded if m not in RICH_CELLS and not m.startswith("rich._unicode_data.")]
+    assert bad == [], bad
+
+
+@pytest.mark.parametrize(
+    "module", ["topiclens.clustering.estimator", "topiclens.clustering.tokenize"]
+)
+def test_the_model_and_the_tokenizer_load_no_store_module(module: str):
+    code = (
+        f"import sys, {module}\n"
+        "print(sorted(m for m in sys.modules if m.startswith('topiclens.store')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from topiclens.clustering.tokenize import USE_HMM, Tokenizer, fold, surface_pattern
 from topiclens.store.importer import bundled_paths
 from topiclens.store.parsers import parse_file
-from topiclens.store.text import HAN
+from topiclens.text import HAN
 
 HAN_RUN = re.compile(f"[{HAN}]+")
 

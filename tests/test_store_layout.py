@@ -276,7 +276,7 @@ def test_notes_move_out_of_the_bookmark_rows(tmp_path: Path):
 
 def test_titles_cut_at_import_are_derived_again_whole_with_the_same_ids(tmp_path: Path):
     from topiclens.store import Topic
-    from topiclens.store.text import fit_cells
+    from topiclens.text import fit_cells
 
     with Store.open_dir(tmp_path) as store:
         import_file(store, DIGEST)

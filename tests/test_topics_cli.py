@@ -458,7 +458,7 @@ def test_json_lists_also_entries_cohesion_and_mixed(tmp_path: Path, run: Callabl
 
 
 def test_topics_text_shows_cohesion_and_marks_mixed(tmp_path: Path, run: Callable[..., CliResult]):
-    from topiclens.store.text import cell_width
+    from topiclens.text import cell_width
 
     home = tmp_path / "home"
     _trust_home(home)

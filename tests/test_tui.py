@@ -798,11 +798,11 @@ def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
 
 def test_wrap_tokens_split_chinese_characters_and_keep_words(reader_store: Path):
     """The tokenizer behind wrap_cells: white space runs, one token per wide character
-    (two terminal cells by store.text.char_cells: ideographs, kana, CJK and full-width
+    (two terminal cells by topiclens.text.char_cells: ideographs, kana, CJK and full-width
     punctuation), other runs whole."""
     import random
 
-    from topiclens.store.text import char_cells
+    from topiclens.text import char_cells
     from topiclens.tui.wrap import tokens
 
     def spec(para: str) -> list[str]:

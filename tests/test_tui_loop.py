@@ -11,7 +11,7 @@ from helpers import line_text, run
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, RadioButton, Static
 from topiclens.store import Store
-from topiclens.store.text import cell_width, fit_cells
+from topiclens.text import cell_width, fit_cells
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View

@@ -10,7 +10,7 @@ from helpers import run, screen_lines, settle
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Label, OptionList, Select, TextArea
 from topiclens.store import Store
-from topiclens.store.text import terminal_line
+from topiclens.text import terminal_line
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import Row, View

@@ -16,7 +16,7 @@ from textual.app import SuspendNotSupported
 from textual.content import Content
 from textual.widgets import Static
 from topiclens.store.models import Entry
-from topiclens.store.text import fit_cells
+from topiclens.text import fit_cells
 
 from .display import terminal_line
 from .model import View
