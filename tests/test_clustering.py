@@ -393,6 +393,7 @@ def test_importing_clustering_loads_no_heavy_library():
     assert done.stdout.strip() == "[]", done.stdout
 
 
+@pytest.mark.slow
 def test_the_estimator_loads_scikit_learn_and_not_jieba():
     code = (
         "import sys\n"
