@@ -10,6 +10,7 @@ import html
 import importlib.util
 import re
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from email.utils import format_datetime
 from html.parser import HTMLParser
@@ -18,12 +19,15 @@ from types import ModuleType
 from typing import Any
 
 from feed_server import Exchange, Reply
+from textual.app import App
+from textual.command import CommandList
 from textual.pilot import Pilot
 from topiclens.store import Entry, Store, Topic
 from topiclens.store.importer import bundled_paths, import_bundled, import_file
 from topiclens.store.text import entry_id
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.workers import DIALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -444,10 +448,36 @@ def run(
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Wait for the reader's background work (twice: a worker's end may start another)."""
+    for _ in range(2):
+        await background_done(pilot.app)
+        await pilot.pause()
+
+
+async def wait_until(
+    pilot: Pilot[None], condition: Callable[[], object], what: str, timeout: float = 20.0
+) -> None:
+    """Let the app run until ``condition()`` holds; fail naming ``what`` after ``timeout``
+    seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting after {timeout} s: {what}"
+        await pilot.pause(0.02)
+
+
+def palette_hits(app: App[None]) -> list[str]:
+    """The titles the open command palette lists, best first."""
+    hits = app.screen.query_one(CommandList)
+    return [
+        str(hits.get_option_at_index(i).prompt).split("\n")[0] for i in range(hits.option_count)
+    ]
+
+
+async def background_done(app: App[None]) -> None:
+    """Wait for every worker but the dialog flows, which wait for the user's answer."""
+    work = [w for w in app.workers if w.group != DIALOG]
+    if work:  # (an empty list would make Textual wait for every worker)
+        await app.workers.wait_for_complete(work)
 
 
 def screen_lines(app: TopicLensApp) -> list[str]:
@@ -458,3 +488,22 @@ def screen_lines(app: TopicLensApp) -> list[str]:
 
 def line_text(widget: object, y: int) -> str:
     return "".join(seg.text for seg in widget.render_line(y))  # type: ignore[attr-defined]
+
+
+# --- snapshots of the reader ------------------------------------------------------------------
+
+KEYMAP = Path("/home/user/.config/topiclens/keymap.toml")  # shown in help; never read
+
+
+def before(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run(pilot: Pilot[None]) -> None:
+        await background_done(pilot.app)
+        await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await background_done(pilot.app)
+        await pilot.pause()
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    return run

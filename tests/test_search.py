@@ -181,7 +181,7 @@ def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("slash", *"投机解码", "enter")
         await settle(pilot)
-        assert s.view == View("search", query="投机解码")
+        assert s.state.view == View("search", query="投机解码")
         rows = s.entry_list.rows
         line = next(i for i, r in enumerate(rows) if "推测解码" in r[1])
         s.entry_list.move_cursor(line)

@@ -18,9 +18,11 @@ from helpers import (
     SIZE,
     line_text,
     make_trust_store,
+    palette_hits,
     run,
     screen_lines,
     settle,
+    wait_until,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -48,7 +50,7 @@ def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
             topics = store.topics()
             first = topics[0]
             rows = store.topic_rows(first.id)
-        assert s.view == View("topic", first.id)
+        assert s.state.view == View("topic", first.id)
         assert [r[0] for r in s.entry_list.rows] == [r[0] for r in rows]
         assert s.detail is not None and s.detail.entry.id == rows[0][0]
         assert s.detail.topic is not None and s.detail.topic.id == first.id
@@ -68,11 +70,11 @@ def test_move_within_panes_and_between_them(reader_store: Path):
         topics = s.topics
         await pilot.press("j")
         await settle(pilot)
-        assert s.view == View("topic", topics[1].id)
+        assert s.state.view == View("topic", topics[1].id)
         assert s.entry_list.rows[0][0] == s.detail.entry.id
         await pilot.press("k")
         await settle(pilot)
-        assert s.view == View("topic", topics[0].id)
+        assert s.state.view == View("topic", topics[0].id)
 
         await pilot.press("l")
         assert app.focused is s.entry_list
@@ -114,7 +116,7 @@ def test_next_and_previous_entry_from_any_pane(reader_store: Path):
         assert app.focused is s.topic_list
         await pilot.press("n", "n")
         assert s.entry_list.cursor == 2
-        assert s.view == View("topic", s.topics[0].id)  # the topic did not move
+        assert s.state.view == View("topic", s.topics[0].id)  # the topic did not move
         await pilot.press("l", "l")
         assert app.focused is s.detail_pane
         await pilot.press("p")
@@ -129,7 +131,7 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
         await pilot.press("j", "enter")
         await settle(pilot)
         assert app.focused is s.entry_list
-        assert s.view == View("topic", s.topics[1].id)
+        assert s.state.view == View("topic", s.topics[1].id)
         await pilot.press("j", "enter")
         entry_id = s.entry_list.rows[1][0]
         assert app.focused is s.detail_pane
@@ -199,7 +201,7 @@ def test_bookmark_is_written_at_once_and_listed(reader_store: Path):
         last = s.entry_list.rows[0][0]
         await pilot.press("B")
         await settle(pilot)
-        assert s.view == View("bookmarks")
+        assert s.state.view == View("bookmarks")
         assert [r[0] for r in s.entry_list.rows] == [last, first]  # newest bookmark first
         assert s.topic_list.item(0).name == "Bookmarks"
         await pilot.press("j", "b")  # remove the first one again
@@ -242,7 +244,7 @@ def test_read_toggle_and_unread_only(reader_store: Path):
         assert first in s.entry_list.read
         total = len(s.entry_list.rows)
         await pilot.press("j", "u")
-        assert s.unread_only
+        assert s.state.unread_only
         assert first not in [r[0] for r in s.entry_list.rows]
         assert len(s.entry_list.rows) == total - 1
         await pilot.press("u")
@@ -267,7 +269,7 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         with Store(reader_store) as store:
             expected = search(store, "投机解码")  # the concept-aware search
         assert expected
-        assert s.view == View("search", query="投机解码")
+        assert s.state.view == View("search", query="投机解码")
         assert [r[0] for r in s.entry_list.rows] == expected
         assert s.topic_list.item(0).name == "Search: 投机解码"
         assert app.focused is s.entry_list
@@ -285,8 +287,8 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         app.screen.query_one("#search-input").value = ""
         await pilot.press("enter")  # empty clears the search
         await settle(pilot)
-        assert s.search_query is None
-        assert s.view is not None and s.view.kind == "topic"
+        assert s.state.search_query is None
+        assert s.state.view is not None and s.state.view.kind == "topic"
 
     run(reader_store, scenario)
 
@@ -305,7 +307,7 @@ def test_overview_lists_every_topic_and_enter_jumps(reader_store: Path):
         await pilot.press("j", "j", "enter")
         await settle(pilot)
         assert app.screen is s
-        assert s.view == View("topic", s.topics[2].id)
+        assert s.state.view == View("topic", s.topics[2].id)
         assert app.focused is s.entry_list
 
     run(reader_store, scenario)
@@ -421,11 +423,7 @@ def test_changes_made_elsewhere_are_picked_up(reader_store: Path):
         with Store(reader_store) as other:
             other.rename_topic(s.topics[0].id, "Renamed elsewhere")
             other.toggle_bookmark(s.entry_list.rows[0][0])
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if s.topics[0].name == "Renamed elsewhere":
-                break
-        assert s.topics[0].name == "Renamed elsewhere"
+        await wait_until(pilot, lambda: s.topics[0].name == "Renamed elsewhere", "the poll")
         assert s.entry_list.rows[0][0] in s.entry_list.bookmarks
         assert s.topic_list.item(0).name == "Bookmarks"
 
@@ -481,15 +479,16 @@ def test_command_palette_jumps_to_topic(reader_store: Path):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*f"jump to topic: {target.name[:10]}")
-        await pilot.pause(0.3)
+        jump = f"Jump to topic: {target.name}"
+        await wait_until(pilot, lambda: palette_hits(app)[:1] == [jump], "the palette's hits")
         await pilot.press("enter")
         await settle(pilot)
-        assert s.view == View("topic", target.id)
+        assert s.state.view == View("topic", target.id)
 
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Overview")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: palette_hits(app)[:1] == ["Overview"], "the hits")
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, OverviewScreen)
@@ -602,25 +601,18 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             from textual.widgets import ProgressBar
 
             bar = s.query_one("#progress-bar", ProgressBar)
-            for _ in range(100):
-                if calls:
-                    break
-                await pilot.pause(0.05)
-            await pilot.pause(0.1)
+            await wait_until(pilot, lambda: bar.progress == 50, "the worker's progress report")
             stage = str(s.query_one("#progress-stage").render())
             assert "Grouping the entries into topics" in stage
             assert (bar.total, bar.progress) == (100, 50)
-            s.first_start.show("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
+            s.show_progress("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
             assert bar.total is None
             assert "Reading the entries" in str(s.query_one("#progress-stage").render())
-            s.first_start.show("kmeans", 0.5)
+            s.show_progress("kmeans", 0.5)
             assert (bar.total, bar.progress) == (100, 50)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
-            for _ in range(100):
-                if s.topics:
-                    break
-                await pilot.pause(0.05)
+            await wait_until(pilot, lambda: s.topics, "the topics")
             await settle(pilot)
             with Store(store.path) as other:
                 assert [t.id for t in s.topics] == [t.id for t in other.topics()]
@@ -709,10 +701,9 @@ def test_first_start_with_the_real_clustering(data_dir: Path):
             async with app.run_test(size=SIZE) as pilot:
                 s = app.screen
                 assert isinstance(s, MainScreen)
-                for _ in range(1200):
-                    if s.topics and not s.preparing:
-                        break
-                    await pilot.pause(0.1)
+                await wait_until(
+                    pilot, lambda: s.topics and not s.preparing, "the grouping", timeout=120
+                )
                 await settle(pilot)
                 assert len(s.topics) > 1
                 assert sum(t.size for t in s.topics) == store.count_entries() == 109
@@ -856,6 +847,35 @@ def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path)
     run(reader_store, scenario)
 
 
+def test_the_main_screen_is_one_class_with_one_handler_per_event():
+    """MainScreen derives from Screen alone (no mixins), and no message reaches two of its
+    handlers: Textual would run both, a decorated one and one named by convention."""
+    import ast
+    import inspect
+    from functools import reduce
+
+    from textual.message import Message
+    from textual.screen import Screen
+    from topiclens.tui import main_screen
+
+    assert MainScreen.__bases__ == (Screen,)
+    tree = ast.parse(inspect.getsource(MainScreen))
+    handled: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if node.name.startswith("on_"):
+            handled.append(node.name)  # Textual's naming convention
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "on":
+                name = ast.unparse(decorator.args[0])  # e.g. EntryList.Highlighted
+                message = reduce(getattr, name.split("."), main_screen)
+                assert issubclass(message, Message)
+                handled.append(message.handler_name)
+    assert "on_worker_state_changed" in handled and "on_resize" in handled
+    assert sorted(handled) == sorted(set(handled))
+
+
 def test_every_binding_has_an_id_a_keymap_accepts():
     from textual.binding import Binding
     from topiclens.tui import screens, widgets
@@ -948,10 +968,14 @@ def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, 
         await look(app, pilot, "export")
         await pilot.press("escape", "slash", *"x[/]", "enter")
         lines = await look(app, pilot, "search")
-        assert s.view == View("search", query="x[/]")
+        assert s.state.view == View("search", query="x[/]")
         assert any("Search: x[/]" in line for line in lines)
         await pilot.press("ctrl+p", *"jump to topic")
-        await pilot.pause(0.3)
+        await wait_until(
+            pilot,
+            lambda: any(h.startswith("Jump to topic") for h in palette_hits(app)),
+            "the palette's hits",
+        )
         await look(app, pilot, "palette")
         await pilot.press("escape")
         assert app.is_running
@@ -1023,10 +1047,7 @@ def test_closing_while_topics_are_grouped_is_quiet(
         with Store.open_dir(data_dir) as store:
             app = TopicLensApp(store, keymap_file=data_dir / "none.toml", poll_interval=60)
             async with app.run_test(size=SIZE) as pilot:
-                for _ in range(200):
-                    if started.is_set():
-                        break
-                    await pilot.pause(0.05)
+                await wait_until(pilot, started.is_set, "the grouping's start")
                 await pilot.press("q")
             assert stopped.wait(5)
 
@@ -1076,7 +1097,7 @@ def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
             largest = max(topics, key=lambda t: t.size)
         assert largest.mixed and largest.name == MIXED_NAME
         assert topics[-1] == largest  # listed after every coherent topic
-        assert s.view == View("topic", topics[0].id) and not topics[0].mixed
+        assert s.state.view == View("topic", topics[0].id) and not topics[0].mixed
         items = [s.topic_list.item(i) for i in range(s.topic_list.item_count)]
         assert [(i.name, i.mixed) for i in items if i is not None][-1] == (MIXED_NAME, True)
         assert s.detail is not None and s.detail.topic == topics[0]
@@ -1086,7 +1107,7 @@ def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
 
 def test_a_re_cluster_elsewhere_reopens_on_a_coherent_topic(trust_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        first = s.view
+        first = s.state.view
         with Store(trust_store) as other:  # another process re-clusters: the topic is gone
             kept = [t for t in other.topics() if View("topic", t.id) != first]
             moved = kept[0].id
@@ -1098,8 +1119,8 @@ def test_a_re_cluster_elsewhere_reopens_on_a_coherent_topic(trust_store: Path):
             other.replace_topics([t._replace(size=sizes[t.id]) for t in kept], assigned)
         await pilot.press("R")
         await settle(pilot)
-        assert s.view is not None and s.view != first
-        assert not next(t for t in s.topics if t.id == s.view.topic_id).mixed
+        assert s.state.view is not None and s.state.view != first
+        assert not next(t for t in s.topics if t.id == s.state.view.topic_id).mixed
 
     run(trust_store, scenario)
 
@@ -1118,7 +1139,7 @@ def test_also_rows_are_marked_and_the_detail_says_where_else(trust_store: Path):
         assert str(entries.border_title) == f"{kv.name} · {len(own)} + {len(also)} also here"
         # the topic's unread count is its own entries', not its also rows'
         item = next(s.topic_list.item(i) for i in range(s.topic_list.item_count)
-                    if s.topic_list.item(i).view == s.view)  # fmt: skip
+                    if s.topic_list.item(i).view == s.state.view)  # fmt: skip
         assert item.unread == unread == len(own)
         assert "also here" not in line_text(entries, 0)
         await pilot.press("G")  # the last row: an also row
