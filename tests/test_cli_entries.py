@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import CliResult
+from helpers import CliResult
 from topiclens.clustering.search import search
 from topiclens.store import Store
 from topiclens.store.models import Entry

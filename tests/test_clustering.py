@@ -236,6 +236,7 @@ def test_new_entries_are_weighed_and_projected_as_in_the_fit():
         assert np.allclose(new.vectors, np.asarray(f.vectors[:6]), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_spectral_step_separates_clear_groups_deterministically():
     import numpy as np
 
@@ -364,6 +365,7 @@ def test_saved_model_predicts_the_same_and_rejects_other_formats():
         TopicModel.from_bytes(buf.getvalue())
 
 
+@pytest.mark.slow
 def test_importing_clustering_loads_no_heavy_library():
     """What the reader imports as it starts; the estimator module (a scikit-learn
     estimator) is imported only when a model fits or is loaded."""
@@ -391,6 +393,7 @@ def test_importing_clustering_loads_no_heavy_library():
     assert done.stdout.strip() == "[]", done.stdout
 
 
+@pytest.mark.slow
 def test_the_estimator_loads_scikit_learn_and_not_jieba():
     code = (
         "import sys\n"
@@ -419,6 +422,7 @@ def test_stage_names_are_the_progress_strings():
     assert Stage.KMEANS == "kmeans" and {"kmeans": 1}[Stage.KMEANS] == 1
 
 
+@pytest.mark.slow
 def test_term_named_topics_never_repeat_an_anchor_name(tmp_path):
     """A cluster the anchors did not win is named from its own terms, never from an
     anchor's name that another topic already carries."""

@@ -13,8 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import DIGEST, LISTING, dump_store
-from test_export import seed
+from helpers import DIGEST, LISTING, dump_store, seed
 from topiclens.cli import main
 from topiclens.store import Store
 from topiclens.store.export import default_filename, render
@@ -501,6 +500,7 @@ def test_cli_backup_and_restore(cli, seeded, tmp_path, capsys):
     )
 
 
+@pytest.mark.slow
 def test_export_and_restore_import_no_heavy_libraries(seeded: Path, tmp_path: Path):
     """`export` and restoring an export must not pay for Textual, scikit-learn, jieba or
     rich's rendering (rich's cell widths, which topiclens.text measures with, are small)."""

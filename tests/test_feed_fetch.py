@@ -35,6 +35,9 @@ from topiclens.feeds.fetch import (
     user_agent,
 )
 
+# slow as a whole: every test talks HTTP to a real server on localhost (tests/feed_server.py)
+pytestmark = pytest.mark.slow
+
 MIB = 1024 * 1024
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 from rich.segment import Segment
 from topiclens.clustering.search import (
     RANK_CONCEPT,
@@ -137,6 +137,7 @@ def test_what_the_store_looks_for_first_is_needed_by_every_form():
                     assert any(n.search(text) for n in needs), (token, form, keys)
 
 
+@pytest.mark.slow
 def test_a_search_never_loads_jieba(tmp_path: Path):
     code = (
         "import sys\n"
@@ -169,8 +170,9 @@ def _styled(segments: list[Segment], text: str) -> list[Segment]:
     return [s for s in segments if s.text == text]
 
 
+@pytest.mark.slow
 def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
-    from test_tui import run, settle
+    from helpers import run, settle
     from textual.pilot import Pilot
     from topiclens.tui.app import TopicLensApp
     from topiclens.tui.main_screen import MainScreen

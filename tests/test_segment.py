@@ -32,6 +32,7 @@ def _jieba_words(tk: Tokenizer, run: str) -> list[str]:
     return list(tk.jieba().cut(run, HMM=USE_HMM))
 
 
+@pytest.mark.slow
 def test_segment_matches_jieba_on_the_bundled_corpus(tk: Tokenizer):
     runs = [
         run
@@ -51,6 +52,7 @@ _ALPHABET = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_ALPHABET), min_size=1, max_size=40))
 def test_segment_matches_jieba_on_generated_text(tk: Tokenizer, run: str):
@@ -77,6 +79,7 @@ def test_surface_pattern_guards_latin_forms_at_word_starts():
     ]
 
 
+@pytest.mark.slow
 def test_the_merged_dictionary_is_cached_and_read_back_whole(tmp_path, monkeypatch):
     import tempfile
 

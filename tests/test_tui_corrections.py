@@ -9,8 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, dump_store
-from test_tui import run, settle
+from helpers import ROOT, dump_store, run, settle
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList
 from topiclens.clustering import cluster_store

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from feed_server import Exchange, FeedServer, Reply
-from test_tui import background_done, screen_lines, wait_until
+from helpers import background_done, screen_lines, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from topiclens.feeds.schedule import interval_minutes

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tui_snapshots import KEYMAP, before
+from helpers import KEYMAP, before
 from textual.pilot import Pilot
 from topiclens.feeds.refresh import refresh
 from topiclens.store import Store

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tui import line_text, run, settle, wait_until
+from helpers import line_text, run, settle, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList, Static, TextArea
 from topiclens.store import Store
@@ -236,8 +236,7 @@ def test_entries_a_first_start_imported_itself_are_not_new_from_elsewhere(
     import asyncio
 
     import topiclens.clustering
-    from conftest import make_reader_store
-    from test_tui import SIZE
+    from helpers import SIZE, make_reader_store
 
     def fake_ensure_topics(store: Store, progress=None) -> bool:  # type: ignore[no-untyped-def]
         make_reader_store(data_dir)  # the fixture's topics stand in for the clustering

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_tui import line_text, run
+from helpers import line_text, run
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, RadioButton, Static
 from topiclens.store import Store

@@ -11,8 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import dump_store
-from test_tui import run, screen_lines
+from helpers import dump_store, run, screen_lines
 from textual.pilot import Pilot
 from textual.widgets import Static
 from topiclens.store import Store

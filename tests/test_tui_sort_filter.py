@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tui import hostile_store as hostile_store  # the fixture, re-exported
-from test_tui import run, screen_lines, settle
+from helpers import run, screen_lines, settle
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Label, OptionList, Select, TextArea
 from topiclens.store import Store
