@@ -100,7 +100,7 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         metavar="DIR",
         help=f"where the store lives (default: ${ENV_HOME}, else the platform's data dir)",
     )
-    # the theme (issue #14, item 6): the short names of tui/theme.py's THEMES
+    # the theme: the short names of tui/theme.py's THEMES
     parser.add_argument(
         "--theme",
         choices=("dark", "light"),
@@ -169,7 +169,7 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace PATH if it is an existing regular file"
     )
 
-    # --- entries and mark-read (issue 14: the reading loop on the command line) ---
+    # --- entries and mark-read (the reading loop on the command line) ---
     p = add(
         "entries",
         c.cmd_entries,

@@ -111,7 +111,7 @@ def test_readme_test_command_is_what_ci_runs():
 
 # --- hostile text never reaches the terminal ---------------------------------------------
 
-# What a terminal acts on (issue 10): C0 controls but tab and newline, DEL, C1 controls, and
+# What a terminal acts on: C0 controls but tab and newline, DEL, C1 controls, and
 # the bidi embeddings, overrides and isolates.
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 

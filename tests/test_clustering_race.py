@@ -1,4 +1,4 @@
-"""Import and re-cluster at the same time (issue 10): both finish, and every entry ends
+"""Import and re-cluster at the same time: both finish, and every entry ends
 up in a topic, whichever of the two writes first."""
 
 from __future__ import annotations

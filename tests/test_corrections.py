@@ -240,7 +240,7 @@ def test_undo_skips_entries_deleted_since(store: Store):
     first, second = store.topics()[:2]
     entry = store.topic_entry_ids(first.id)[0]
     C.move_entry(store, entry, second.id)
-    with store.write() as conn:  # as issue 14's delete-entry does
+    with store.write() as conn:  # as deleting an entry does
         conn.execute("DELETE FROM entries WHERE id = ?", (entry,))
     assert C.undo(store).message.startswith("undone: moved")
     assert store.assignment(entry) is None and C.corrections(store).pins == {}
@@ -251,7 +251,7 @@ def test_a_shaped_topic_whose_entries_are_gone_is_reported_in_one_line(store: St
     a, b = store.topics()[:2]
     C.merge_topics(store, [a.id, b.id], name="Gone soon")
     store.forget_corrections([])  # a no-op: nothing named
-    with store.write() as conn:  # every entry of the merge deleted (as issue 14's delete does)
+    with store.write() as conn:  # every entry of the merge deleted (as deleting does)
         conn.execute(
             "DELETE FROM entries WHERE id IN (SELECT entry_id FROM topic_assignments "
             "WHERE topic_id = ?)",

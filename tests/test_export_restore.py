@@ -375,7 +375,7 @@ def test_a_crash_while_restoring_writes_none_of_it(
 
 
 def test_a_millisecond_time_among_good_bookmarks(store: Store, tmp_path: Path, capsys):
-    """Issue 10: a backup with a time in milliseconds made every later export fail. Now that
+    """A backup with a time in milliseconds made every later export fail. Now that
     bookmark is refused with its line, the others are restored, and all four formats
     still render, from Python and from the command line."""
     from topiclens.store.export import format_names

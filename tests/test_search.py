@@ -60,7 +60,7 @@ def test_the_three_speculative_decoding_queries_find_the_same_entries(bundled_st
     assert labelled("Speculative decoding") <= found["投机解码"]
     for q in found:
         assert set(bundled_store.search(q)) <= found[q], q
-    # the literal searches gave three different sets (issue 14, item 7)
+    # the literal searches gave three different sets
     literal = {q: frozenset(bundled_store.search(q)) for q in found}
     assert len(set(literal.values())) == 3
 

@@ -71,7 +71,7 @@ def test_json_contract_every_entry_in_exactly_one_topic(clustered: Path, topics_
             "entries",
             "also",
         } | {
-            "user",  # issue 13: the user made it, its terms, the entries pinned to it
+            "user",  # the user made it, its terms, the entries pinned to it
             "terms",
             "pinned",
         }
