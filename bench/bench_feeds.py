@@ -304,6 +304,8 @@ def _children(pid: int) -> list[int]:
 @dataclass
 class Run:
     seconds: float
+    cpu: float  # user + system CPU seconds of the process and every process it started
+    load: float  # the machine's load average (1 minute) when it started
     main_mb: float  # peak RSS of the process run
     worker_mb: float  # peak RSS of the largest process it started (0: none)
     status: int
@@ -316,9 +318,11 @@ class Run:
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> Run:
-    """Run ``cmd`` in a fresh process: its wall time, and the peak RSS (VmHWM, read every
-    10 ms from /proc until it ends) of it and of the largest process it started.
-    (ru_maxrss of a child is no good here: Linux carries the parent's peak into it.)"""
+    """Run ``cmd`` in a fresh process: its wall time, its CPU time (its own and that of
+    the processes it started and waited for), and the peak RSS (VmHWM, read every 10 ms
+    from /proc until it ends) of it and of the largest process it started. (ru_maxrss of
+    a child is no good here: Linux carries the parent's peak into it.)"""
+    load = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     peaks: dict[int, int] = {}
@@ -337,12 +341,15 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> Run:
     watcher.start()
     assert proc.stdout is not None
     output = proc.stdout.read().decode("utf-8", "replace")
-    proc.wait()
+    _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
     done.set()
     watcher.join()
     main = peaks.pop(proc.pid, 0) / 1024
-    return Run(seconds, main, max(peaks.values(), default=0) / 1024, proc.returncode, output)
+    cpu = usage.ru_utime + usage.ru_stime
+    worker = max(peaks.values(), default=0) / 1024
+    return Run(seconds, cpu, load, main, worker, proc.returncode, output)
 
 
 def prepare_store(home: Path, urls: list[str]) -> None:
@@ -568,7 +575,7 @@ def _cpu(who: int) -> float:
 
 def phases(home: str) -> None:
     """In this process: a first refresh of ``home`` in its two parts, each with its wall
-    time and CPU time (this process's, and its worker processes')."""
+    time and CPU time (this process's, and its worker processes'), and the load average."""
     from topiclens.feeds.refresh import place_new, refresh
     from topiclens.store import Store
 
@@ -579,10 +586,11 @@ def phases(home: str) -> None:
         t1, c1, k1 = time.perf_counter(), _cpu(me), _cpu(kids)
         place_new(store, summary)
         t2, c2, k2 = time.perf_counter(), _cpu(me), _cpu(kids)
-    print(f"  fetch, parse, store: {t1 - t0:6.2f} s wall, CPU {c1 - c0:.2f} s here + "
-          f"{k1 - k0:.2f} s in parse workers")  # fmt: skip
+    print(f"  (load average {os.getloadavg()[0]:.1f} at the end)")
+    print(f"  fetch, parse and tokenize, store: {t1 - t0:6.2f} s wall, CPU {c1 - c0:.2f} s "
+          f"here + {k1 - k0:.2f} s in parse workers")  # fmt: skip
     print(f"  place {len(summary.new_ids)} entries: {t2 - t1:6.2f} s wall, CPU {c2 - c1:.2f} s "
-          f"here + {k2 - k1:.2f} s in tokenizer workers (imports included)")  # fmt: skip
+          f"here + {k2 - k1:.2f} s in worker processes (imports included)")  # fmt: skip
 
 
 def main() -> int:
@@ -624,8 +632,9 @@ def main() -> int:
         first, second = topiclens_runs(home)
         stored, unplaced = _counts(home)
         for label, run in (("first", first), ("second", second)):
-            print(f"topiclens refresh, {label}: {run.seconds:6.2f} s  peak {run.main_mb:6.1f} MB "
-                  f"(largest worker {run.worker_mb:.1f} MB)  exit {run.status}")  # fmt: skip
+            print(f"topiclens refresh, {label}: {run.seconds:6.2f} s (CPU {run.cpu:.2f} s, load "
+                  f"{run.load:.1f})  peak {run.main_mb:6.1f} MB (largest worker "
+                  f"{run.worker_mb:.1f} MB)  exit {run.status}")  # fmt: skip
             print(f"    says: {run.said()}")
         print(f"    {stored} entries from the feeds stored, {unplaced} entries in no topic")
         peak = max(first.main_mb, second.main_mb)
@@ -640,8 +649,9 @@ def main() -> int:
         else:
             print(_version(["newsboat", "--version"]))
             for label, run in zip(("first", "second"), nb, strict=True):
-                print(f"newsboat -x reload, {label}: {run.seconds:6.2f} s  peak "
-                      f"{run.main_mb:6.1f} MB  exit {run.status}")  # fmt: skip
+                print(f"newsboat -x reload, {label}: {run.seconds:6.2f} s (CPU {run.cpu:.2f} s, "
+                      f"load {run.load:.1f})  peak {run.main_mb:6.1f} MB  exit "
+                      f"{run.status}")  # fmt: skip
             print(f"ratio topiclens / newsboat: first {first.seconds / nb[0].seconds:.2f}x "
                   f"(target <= 3x), second {second.seconds / nb[1].seconds:.2f}x")  # fmt: skip
         print("where a first refresh's time goes (again, in one process, measured inside):")

@@ -312,6 +312,8 @@ class Tokenizer:
         but are never shown: topic names and "why it is here" use word tokens only.
         Cheap (no jieba) and not cached."""
         folded = fold(text)
+        if not _HAN_RUN.search(folded):  # most English texts: no bigram, no boilerplate pass
+            return []
         if self.vocab.boilerplate is not None:
             folded = self.vocab.boilerplate.sub(" ", folded)
         out: list[str] = []

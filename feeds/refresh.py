@@ -20,8 +20,10 @@ its feed's name or folder.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -38,6 +40,8 @@ from .fetch import MAX_RETRY_AFTER, Fetched, Limits, Validators, fetch_all
 if TYPE_CHECKING:
     from topiclens.store import Store
     from topiclens.store.feed_parse import ParsedFeed
+
+log = logging.getLogger(__name__)
 
 # What happened to one feed in a refresh (FeedResult.outcome).
 CHANGED = "changed"  # new or updated entries (or a new URL)
@@ -205,6 +209,30 @@ def check_of(feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
     return parsed_check(feed, fetched, parsed, now)
 
 
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A parsed 200 of one feed: what to store, and each of its items' tokens."""
+
+    check: FeedCheck
+    tokens: list[bytes]  # each item's tokens (token_cache.encode) in item order, or none
+    tokenizer: str  # the version of the tokenizer that made them
+
+
+def parse_fetched(feed: Feed, fetched: Fetched, now: float) -> Parsed:
+    """:func:`check_of` a 200, and the tokens of its entries' texts: tokenizing is most of
+    placing an entry, and made here it runs on every core while other feeds download."""
+    from topiclens.clustering.token_cache import iter_tokenize
+    from topiclens.clustering.tokenize import tokenizer_version
+
+    check = check_of(feed, fetched, now)
+    texts = [it.entry.text() for it in check.items]
+    try:
+        return Parsed(check, list(iter_tokenize(texts, processes=1)), tokenizer_version())
+    except Exception:  # a tokenizer's bug: the entries are stored, and tokenized when placed
+        log.exception("tokenizing the entries of %s failed", fetched.url)
+        return Parsed(check, [], "")
+
+
 def parsed_check(feed: Feed, fetched: Fetched, parsed: ParsedFeed, now: float) -> FeedCheck:
     """What a 200 of ``feed`` found, its body parsed as ``parsed``."""
     source = feed.name or parsed.title or feed.title or feed.url
@@ -307,12 +335,16 @@ def refresh(
         summary.feeds.append(result)
         if progress:
             progress(RefreshProgress(len(summary.feeds), total, result))
+    preload = _Preload() if place else None
     if todo:
         asyncio.run(
             _fetch_and_store(
-                store, todo, limits or Limits(), summary, progress, total, concurrency, per_host
+                store, todo, limits or Limits(), summary, progress, total, concurrency, per_host,
+                preload,
             )
-        )
+        )  # fmt: skip
+    if preload:
+        preload.join()
     new_ids = summary.new_ids
     if place and new_ids:
         if progress:
@@ -331,9 +363,11 @@ async def _fetch_and_store(
     total: int,
     concurrency: int,
     per_host: int,
+    preload: _Preload | None,
 ) -> None:
     """Fetch ``feeds``; each body is parsed by :class:`_Parsers` (downloads go on
-    meanwhile) and stored as soon as it is parsed; a 304 or a failure is stored at once."""
+    meanwhile) and stored as soon as it is parsed; a 304 or a failure is stored at once.
+    The first feed with new entries starts ``preload``."""
     by_id = {f.id: f for f in feeds}
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
     pending: list[asyncio.Future[None]] = []
@@ -341,11 +375,13 @@ async def _fetch_and_store(
 
         async def finish(feed: Feed, fetched: Fetched) -> None:
             now = time.time()
-            if fetched.ok:
-                check = await parsers.check(feed, fetched, now)
-            else:
-                check = check_of(feed, fetched, now)
+            parsed = await parsers.parse(feed, fetched, now) if fetched.ok else None
+            check = parsed.check if parsed else check_of(feed, fetched, now)
             result = store_check(store, feed, fetched, check)
+            if parsed and parsed.tokens and result.new_ids:
+                _cache_tokens(store, parsed, result.new_ids)
+            if preload and result.new_ids:
+                preload.start()
             summary.feeds.append(result)
             if progress:
                 progress(RefreshProgress(len(summary.feeds), total, result))
@@ -357,6 +393,22 @@ async def _fetch_and_store(
         await asyncio.gather(*pending)
 
 
+def _cache_tokens(store: Store, parsed: Parsed, new_ids: Sequence[str]) -> None:
+    """The tokens of a feed's new entries into the store's token cache, where placing
+    them finds them. A cache, written after the feed's own transaction: an entry whose
+    tokens are not there is tokenized when it is placed."""
+    from topiclens.clustering.token_cache import decode
+
+    new = set(new_ids)  # (storing set each new item's id, a taken one changed)
+    rows = [
+        (it.entry.id, "", parsed.tokenizer, decode(blob))
+        for it, blob in zip(parsed.check.items, parsed.tokens, strict=True)
+        if it.entry.id in new
+    ]
+    if rows:
+        store.put_tokens(rows)
+
+
 # Parsing is most of a refresh's work (feedparser reads about 1.4 MB/s on one core here):
 # a refresh of this many feeds parses on every core, in worker processes started on the
 # first body to parse; fewer feeds (the reader's one, a few) parse in one thread.
@@ -364,7 +416,7 @@ PARALLEL_FEEDS = 8
 
 
 class _Parsers:
-    """Where fetched bodies are parsed (:func:`check_of`): a pool of processes for many
+    """Where fetched bodies are parsed (:func:`parse_fetched`): a pool of processes for many
     feeds, else one thread; made on first use, so a refresh of 304s starts none."""
 
     def __init__(self, feeds: int) -> None:
@@ -389,12 +441,38 @@ class _Parsers:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="topiclens-feed-parse")
         return self._pool
 
-    async def check(self, feed: Feed, fetched: Fetched, now: float) -> FeedCheck:
+    async def parse(self, feed: Feed, fetched: Fetched, now: float) -> Parsed:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._executor(), check_of, feed, fetched, now)
+            return await loop.run_in_executor(self._executor(), parse_fetched, feed, fetched, now)
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory)
-            return FeedCheck(now, False, error=f"the parser stopped ({exc})")
+            return Parsed(FeedCheck(now, False, error=f"the parser stopped ({exc})"), [], "")
+
+
+class _Preload:
+    """Imports what placing new entries needs (numpy, scipy, scikit-learn: about a second
+    of CPU) in a thread, started once there are new entries to place: done while other
+    feeds download and parse, not after the last one."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=_import_placing, name="topiclens-preload")
+            self._thread.start()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+
+def _import_placing() -> None:
+    try:
+        import sklearn.preprocessing  # noqa: F401  (what the features of new entries load)
+        import topiclens.clustering.estimator  # noqa: F401
+    except Exception:  # placing imports them again, and says what is wrong
+        log.exception("preloading the placing of new entries failed")
 
 
 NO_TOPIC = "no topic yet"

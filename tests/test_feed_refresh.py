@@ -4,6 +4,8 @@ new entries placed into their topics at once."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from email.utils import format_datetime
@@ -12,7 +14,15 @@ from pathlib import Path
 import pytest
 from feed_server import FeedServer, Reply
 from helpers import KV, LAST_MODIFIED, SPEC, Conditional, rss, utc
-from topiclens.feeds.refresh import CHANGED, FAILED, NOT_MODIFIED, SKIPPED, UNCHANGED, refresh
+from topiclens.feeds.refresh import (
+    CHANGED,
+    FAILED,
+    NOT_MODIFIED,
+    PARALLEL_FEEDS,
+    SKIPPED,
+    UNCHANGED,
+    refresh,
+)
 from topiclens.feeds.schedule import due_feeds, next_due
 from topiclens.feeds.subscribe import subscribe
 from topiclens.store import Store
@@ -66,6 +76,31 @@ def test_a_second_refresh_sends_the_validators_gets_304_and_stores_nothing(
     assert store.query("SELECT id, title, imported_at FROM entries ORDER BY id") == before
     assert second.line() == "no new entries: 2 feeds not modified, nothing downloaded"
     assert first.line() == "3 new entries from 2 feeds"
+
+
+def test_a_refresh_of_unchanged_feeds_loads_no_parser_and_no_clustering(
+    server: FeedServer, tmp_path: Path
+):
+    """What a refresh that finds nothing new costs: no feed parser, HTML sanitiser,
+    tokenizer or clustering library is even imported (checked in a fresh process)."""
+    server.route("/kv.xml", Conditional(rss("KV Blog", KV)))
+    home = tmp_path / "store"
+    with Store.open_dir(home) as store:
+        store.add_feed(server.url("/kv.xml"))
+        assert refresh(store, place=False).new == 2
+    heavy = {"feedparser", "nh3", "jieba", "sklearn", "scipy", "numpy"}
+    code = (
+        "import sys\n"
+        "from topiclens.feeds.refresh import refresh\n"
+        "from topiclens.store import Store\n"
+        f"with Store.open_dir({str(home)!r}) as store:\n"
+        "    said = refresh(store).line()\n"
+        f"print(said, sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "no new entries: 1 feed not modified, nothing downloaded []"
 
 
 def test_validators_of_a_304_replace_the_stored_ones(server: FeedServer, store: Store):
@@ -233,6 +268,45 @@ def test_many_feeds_are_parsed_in_worker_processes_and_all_stored(server: FeedSe
     assert summary.new == 3 * (count - 1) and store.count_entries() == 3 * (count - 1)
     assert [r.feed_id for r in summary.failed] == [1]
     assert {f.entries for f in store.feeds()[1:]} == {3}
+
+
+@pytest.mark.parametrize("count", [1, PARALLEL_FEEDS])
+def test_new_entries_arrive_with_their_tokens_cached(server: FeedServer, store: Store, count: int):
+    """The parsing tokenizes (in the worker processes when there are many feeds), so
+    placing the new entries has nothing left to tokenize."""
+    from topiclens.clustering.token_cache import entry_token_ids
+    from topiclens.clustering.tokenize import default_tokenizer
+
+    for n in range(count):
+        items = [*KV, (f"zh-{n}", "投机解码：草稿模型", "草稿模型提出多个词元，目标模型一次验证。")]
+        server.route(f"/t{n}.xml", Reply(200, rss(f"Feed {n}", items)))
+        store.add_feed(server.url(f"/t{n}.xml"))
+    summary = refresh(store, place=False)
+    assert summary.new == 3 * count
+    tids, tokenized_now = entry_token_ids(store, summary.new_ids)
+    assert tokenized_now == 0
+    tk = default_tokenizer()
+    assert tids.docs() == [tk(text) for _, text in store.entry_texts(summary.new_ids)]
+    # the Chinese entries went through jieba there (目标 and 验证 are its words)
+    assert {"speculative decoding", "目标", "验证"} <= set(tids.docs()[-1])
+
+
+def test_a_tokenizer_failure_costs_the_feed_none_of_its_entries(
+    server: FeedServer, store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    from topiclens.clustering import token_cache
+
+    def broken(texts, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a tokenizer bug")
+
+    monkeypatch.setattr(token_cache, "iter_tokenize", broken)
+    server.route("/kv.xml", Reply(200, rss("KV Blog", KV)))
+    store.add_feed(server.url("/kv.xml"))
+    summary = refresh(store, place=False)  # one feed: parsed in this process
+    assert summary.new == 2 and not summary.failed and store.count_entries() == 2
+    monkeypatch.undo()
+    _, tokenized_now = token_cache.entry_token_ids(store, summary.new_ids)
+    assert tokenized_now == 2  # no tokens were cached: placing makes them
 
 
 def test_the_schedule_interval_is_the_users_within_bounds(store: Store):
