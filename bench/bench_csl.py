@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         scores: dict[str, list[float]] = {}
         t0 = time.perf_counter()
         for seed in range(args.seeds):
-            model.set_params(n_topics=k, random_state=seed).fit(texts, tids.counts())
+            model.set_params(n_topics=k, random_state=seed).fit(texts, tokens=tids.counts())
             pred = model.labels_.tolist()
             if k == ks[0] and seed == 0:
                 lsa = "off" if model.components_ is None else model.components_.shape[0]

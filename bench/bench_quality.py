@@ -73,7 +73,7 @@ def product_labels(
     for seed in seeds:
         model = TopicModel(k, max_share=None, n_similar=0, random_state=seed)
         text_list = [texts[i] for i in ids] if model.needs_texts(len(ids)) else None
-        model.fit(text_list, counts)
+        model.fit(text_list, tokens=counts)
         out.append(model.labels_.tolist())
     return out
 

@@ -117,8 +117,8 @@ async def run(store_dir: Path, moves: int) -> None:
             def showing(index: int) -> Callable[[], bool]:
                 tid = topics[index].id
                 return lambda: (
-                    screen.view is not None
-                    and screen.view.topic_id == tid
+                    screen.state.view is not None
+                    and screen.state.view.topic_id == tid
                     and bool(screen.entry_list.rows)
                     and screen.entry_list.rows[0][0] == first_ids[tid]
                     and screen.detail is not None

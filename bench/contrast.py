@@ -41,6 +41,7 @@ from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.theme import THEMES
 from topiclens.tui.widgets import CursorList, DetailPane
+from topiclens.tui.workers import DIALOG
 
 AA = 4.5
 CURSOR = 3.0  # WCAG 1.4.11: a state shown by colour alone, against what is next to it
@@ -182,7 +183,11 @@ async def visit(pilot: Pilot[None]) -> list[Pair]:
     pairs: list[Pair] = []
 
     async def settle() -> None:
-        await app.workers.wait_for_complete()
+        # a dialog flow's worker waits for the user's answer: only the background work ends
+        # (and an empty list would make Textual wait for every worker)
+        work = [w for w in app.workers if w.group != DIALOG]
+        if work:
+            await app.workers.wait_for_complete(work)
         await pilot.pause()
         # the styles of the focus just given, now, even on a loaded machine
         app.stylesheet.update(app.screen)
@@ -212,7 +217,7 @@ async def visit(pilot: Pilot[None]) -> list[Pair]:
         app.notify(f"{severity.title()} toast.", title=severity.title(), severity=severity)
     await at("toasts")
     app.clear_notifications()
-    app.screen.first_start.show("Grouping entries", 40)  # type: ignore[attr-defined]
+    app.screen.show_progress("Grouping entries", 0.4)  # type: ignore[attr-defined]
     await at("progress")
     return pairs
 

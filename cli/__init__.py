@@ -16,7 +16,7 @@ from typing import NoReturn
 from .. import __version__
 from ..paths import ENV_HOME
 from ..store.models import SOURCE_FORMATS
-from ..store.text import terminal_line
+from ..text import terminal_line
 from . import commands as c
 
 DESCRIPTION = """\
@@ -100,7 +100,7 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         metavar="DIR",
         help=f"where the store lives (default: ${ENV_HOME}, else the platform's data dir)",
     )
-    # the theme (issue #14, item 6): the short names of tui/theme.py's THEMES
+    # the theme: the short names of tui/theme.py's THEMES
     parser.add_argument(
         "--theme",
         choices=("dark", "light"),
@@ -169,7 +169,7 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace PATH if it is an existing regular file"
     )
 
-    # --- entries and mark-read (issue 14: the reading loop on the command line) ---
+    # --- entries and mark-read (the reading loop on the command line) ---
     p = add(
         "entries",
         c.cmd_entries,
@@ -252,11 +252,13 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument("name", metavar="NAME", help="the new name (one line)")
 
-    # --- topic: the reader's corrections (issue 13), each one also a key in the reader
-    from . import topic_commands as tc
+    # --- topic: the reader's corrections, each one also a key in the reader
+    from . import corrections
 
     topic = add(
-        "topic", tc.cmd_topic, "correct the topics: each correction lasts across re-clusters"
+        "topic",
+        corrections.cmd_topic,
+        "correct the topics: each correction lasts across re-clusters",
     )
     verbs = topic.add_subparsers(title="corrections", metavar="CORRECTION")
 
@@ -268,18 +270,18 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         return v
 
     an_id = {"type": topic_id, "metavar": "ID", "help": "a topic id (see `topiclens topics`)"}
-    v = verb("rename", tc.cmd_rename, "give a topic your own name")
+    v = verb("rename", corrections.cmd_rename, "give a topic your own name")
     v.add_argument("id", **an_id)
     v.add_argument("name", metavar="NAME", help="the new name (one line)")
-    v = verb("move", tc.cmd_move, "move an entry to another topic and pin it there")
+    v = verb("move", corrections.cmd_move, "move an entry to another topic and pin it there")
     v.add_argument(
         "entry", metavar="ENTRY_ID", help="the entry's id, or its start (see `topiclens entries`)"
     )
     v.add_argument("topic", **an_id)
-    v = verb("merge", tc.cmd_merge, "merge topics into the first one given")
+    v = verb("merge", corrections.cmd_merge, "merge topics into the first one given")
     v.add_argument("ids", nargs="+", **an_id)
     v.add_argument("--name", metavar="NAME", help="the merged topic's name (default: the first's)")
-    v = verb("split", tc.cmd_split, "split a topic's entries into N topics")
+    v = verb("split", corrections.cmd_split, "split a topic's entries into N topics")
     v.add_argument("id", **an_id)
     v.add_argument(
         "--k",
@@ -288,7 +290,11 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         metavar="N",
         help="parts, 2 to 20 (default: 2)",
     )
-    v = verb("new", tc.cmd_new, "make a topic from search terms: it gathers the entries about them")
+    v = verb(
+        "new",
+        corrections.cmd_new,
+        "make a topic from search terms: it gathers the entries about them",
+    )
     v.add_argument("name", metavar="NAME", help="the topic's name (one line)")
     v.add_argument(
         "--terms",
@@ -296,11 +302,11 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         metavar="TERMS",
         help='its terms, comma-separated: "kv cache, KV 缓存"',
     )
-    v = verb("hide", tc.cmd_hide, "hide a topic: its entries go to their next-best topic")
+    v = verb("hide", corrections.cmd_hide, "hide a topic: its entries go to their next-best topic")
     v.add_argument("id", **an_id)
-    v = verb("show", tc.cmd_show, "show a hidden topic again")
+    v = verb("show", corrections.cmd_show, "show a hidden topic again")
     v.add_argument("id", **an_id)
-    verb("undo", tc.cmd_undo, "take back the last correction")
+    verb("undo", corrections.cmd_undo, "take back the last correction")
 
     # --- commands declared in their own modules
     from . import entry_commands, view_commands

@@ -2,7 +2,7 @@
 
 Heavy libraries (Textual, scikit-learn, jieba) are imported inside the commands that need
 them, so ``topiclens import`` or ``topiclens entries`` start in a blink. Every value from
-the data passes :func:`~topiclens.store.text.terminal_line` before it is printed.
+the data passes :func:`~topiclens.text.terminal_line` before it is printed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..paths import data_dir
-from ..store.text import cell_width, fit_cells, terminal_line, terminal_text
+from ..text import cell_width, fit_cells, terminal_line, terminal_text
 
 MAX_PROBLEMS_SHOWN = 20
 SOURCE_CELLS = 24  # the source column of `entries`, in terminal cells
@@ -432,6 +432,6 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
 def cmd_rename_topic(args: argparse.Namespace) -> int:
     """``rename-topic``: the alias of ``topic rename``."""
-    from .topic_commands import cmd_rename
+    from .corrections import cmd_rename
 
     return cmd_rename(args)

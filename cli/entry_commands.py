@@ -9,7 +9,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..store.text import fit_cells, terminal_line
+from ..text import fit_cells, terminal_line
 from .commands import err, open_store, out
 
 TITLE_CELLS = 60  # a title in a one-line message

@@ -5,7 +5,7 @@ A feed's name that is not one line of text is a usage error (exit 2); an unknown
 URL that is no feed exits 1 with the reason on one line. ``refresh`` exits 0 when every
 feed was fetched or unchanged and 1 when any failed, each failure named on standard
 error: it is made for cron. Everything from a feed passes
-:func:`~topiclens.store.text.terminal_line` before it is printed.
+:func:`~topiclens.text.terminal_line` before it is printed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..store.text import terminal_line
+from ..text import terminal_line
 from .commands import err, open_store, out, write_bytes, write_json
 
 MAX_ID = 2**63 - 1

@@ -1,9 +1,10 @@
 """Grouping entries into named topics (jieba + English tokens, TF-IDF, KMeans). No Textual.
 
-``TopicModel`` is the model (scikit-learn's estimator shape: fit, predict, to_bytes);
-``cluster_store``, ``assign_new`` and ``ensure_topics`` run it over a store; ``Stage``
-names the progress stages. The names load lazily: importing ``topiclens.clustering``
-loads neither scikit-learn nor jieba nor numpy.
+``TopicModel`` is the model (a scikit-learn clusterer: fit, fit_predict, predict,
+to_bytes); ``cluster_store``, ``assign_new`` and ``ensure_topics`` run it over a store;
+``Stage`` names the progress stages. The names load lazily: importing
+``topiclens.clustering`` loads neither scikit-learn nor jieba nor numpy (``TopicModel``
+itself loads scikit-learn, its base class).
 """
 
 from __future__ import annotations

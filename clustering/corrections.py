@@ -4,13 +4,14 @@ takes it back) and returns a :class:`Change`, or raises :class:`CorrectionError`
 message a user can read.
 
 Corrections are data in the store (:mod:`topiclens.store.corrections`); a re-cluster reads
-them (:mod:`.holding`): pinned entries stay, merged and split topics hold their entries,
-topics made from terms seed the clustering and gather the entries that use their terms,
-hidden topics stay hidden.
+them (:func:`.pipeline.holding`): pinned entries stay, merged and split topics hold their
+entries, topics made from terms seed the clustering and gather the entries that use their
+terms, hidden topics stay hidden.
 
-:func:`split_topic` and :func:`new_topic` read every entry's tokens and may fit a model:
-call them from a worker thread. Every function only goes through the store's own methods
-and transactions, so it is safe in a worker beside the reader's other workers.
+:func:`split_topic`, :func:`new_topic`, :func:`hide_topic` and :func:`show_topic` read
+entries' tokens and may fit or load a model (the clustering work is at the end of this
+module): call them from a worker thread. Every function only goes through the store's own
+methods and transactions, so it is safe in a worker beside the reader's other workers.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from topiclens.store.corrections import Corrections, Plan, TopicCorrection
 from topiclens.store.models import Topic
-from topiclens.store.text import fit_cells, terminal_line, terminal_text
+from topiclens.text import fit_cells, terminal_line, terminal_text
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
+    from topiclens.store.topics import Assignments
 
 MAX_SPLIT = 20  # parts a split may ask for
 KEYWORDS = 10  # keywords kept for a topic a correction makes
@@ -177,8 +179,6 @@ def _merged_keywords(topics: Sequence[Topic]) -> list[tuple[str, float]]:
 def split_topic(store: Store, topic_id: int, k: int = 2) -> Change:
     """Cluster topic ``topic_id``'s entries into ``k`` topics (the largest keeps the id and
     a name the user gave it); a re-cluster keeps the parts apart. Slow: a worker's job."""
-    from .reshape import split_parts
-
     if not 2 <= k <= MAX_SPLIT:
         raise CorrectionError(f"a topic splits into 2 to {MAX_SPLIT} parts, not {k}")
     topic = _topic(store, topic_id)
@@ -240,7 +240,7 @@ def new_topic(store: Store, name: str, terms: Sequence[str]) -> Change:
     tokenizer, so "KV cache" and "KV 缓存" are one), now and when later entries are
     imported, and seeds every re-cluster as anchors do. Entries pinned elsewhere stay
     there. Slow: a worker's job."""
-    from .holding import gather, term_tokens
+    from .token_cache import term_tokens
 
     name = clean_name(name)
     terms = list(dict.fromkeys(t for term in terms for t in split_terms(term)))
@@ -271,8 +271,6 @@ def _terms(terms: Sequence[str]) -> str:
 def hide_topic(store: Store, topic_id: int) -> Change:
     """Hide topic ``topic_id``: its entries go to their next-best topic, and it stays
     hidden across re-clusters until :func:`show_topic`."""
-    from .reshape import next_best
-
     topic = _topic(store, topic_id)
     if len(store.topics()) < 2:
         raise CorrectionError(f"{_quote(topic.name)} is the only topic; it cannot be hidden")
@@ -305,8 +303,6 @@ def hide_topic(store: Store, topic_id: int) -> Change:
 def show_topic(store: Store, topic_id: int) -> Change:
     """Show hidden topic ``topic_id`` again, with the entries it had (those not pinned
     elsewhere since)."""
-    from .holding import gather
-
     corr = store.corrections()
     row = corr.topics.get(topic_id)
     if row is None or not row.hidden:
@@ -359,6 +355,104 @@ def corrections(store: Store) -> Corrections:
     topic id). ``to_json()`` gives them as the JSON export and ``topics --json`` carry
     them."""
     return store.corrections()
+
+
+# --- the clustering work: splitting, next-best topics, gathering by terms ---------------
+# (each function imports what it needs: the reader imports this module as it starts, and
+# the clustering's modules load when a correction first needs them)
+
+
+class Part(NamedTuple):
+    """One part of a split topic."""
+
+    entries: list[str]
+    name: str
+    keywords: list[tuple[str, float]]
+    cohesion: float | None
+    scores: dict[str, float]  # entry id -> cosine to the part's centre
+    terms: dict[str, list[str]]  # entry id -> the terms tying it to the part
+
+
+def split_parts(store: Store, entries: Sequence[str], k: int) -> list[Part]:
+    """``entries`` clustered into at most ``k`` parts (fewer when fewer differ), largest
+    first: a model fitted on them alone, with the anchors, the cap off."""
+    from .anchors import load_anchors
+    from .estimator import TopicModel
+    from .naming import topic_name
+    from .token_cache import entry_token_ids, tokenized_anchors
+
+    tids, _ = entry_token_ids(store, entries)
+    model = TopicModel(
+        k, anchors=tokenized_anchors(store, load_anchors()), max_share=None, random_state=0
+    )
+    model.fit(None, tokens=tids.counts())
+    labels = model.labels_.tolist()
+    parts = []
+    for c in range(model.n_topics_):
+        rows = [i for i, label in enumerate(labels) if label == c]
+        members = [entries[i] for i in rows]
+        parts.append(
+            Part(
+                members,
+                # a part the user asked for is no mixed bag: named from its own keywords
+                topic_name(model.keywords_[c] and [w for w, _ in model.keywords_[c]])
+                if model.mixed_[c]
+                else model.topic_names_[c],
+                [(w, round(v, 6)) for w, v in model.keywords_[c]],
+                model.cohesion_[c],
+                {entries[i]: float(model.scores_[i]) for i in rows},
+                {entries[i]: model.terms_[i] for i in rows},
+            )
+        )
+    return sorted(parts, key=lambda p: -len(p.entries))
+
+
+def next_best(store: Store, entries: Sequence[str], leaving: int) -> Assignments:
+    """Where each of ``entries`` goes when topic ``leaving`` is hidden: the topic the
+    saved model places it in among the others; without a usable model, the topic most of
+    its similar entries are in, else the largest other topic."""
+    from .pipeline import saved_model
+    from .token_cache import entry_tokens
+
+    topics = [t for t in store.topics() if t.id != leaving]
+    if not entries or not topics:
+        return {}
+    live = {t.id for t in topics}
+    saved = saved_model(store)
+    if saved is not None:
+        among = [tid in live for tid in saved.topic_ids]
+        if any(among):
+            docs, _ = entry_tokens(store, entries)
+            texts = [e.text() for e in store.entries(entries)]
+            placed = saved.model.place(texts, tokens=docs, among=among)
+            return {
+                eid: (saved.topic_ids[c], score, terms)
+                for eid, c, score, terms in zip(
+                    entries, placed.labels.tolist(), placed.scores, placed.terms, strict=True
+                )
+            }
+    assigned = store.assignments()
+    largest = max(topics, key=lambda t: t.size).id
+    out: Assignments = {}
+    for eid in entries:
+        near = Counter(assigned.get(other) for other, _ in store.similar(eid))
+        best = [t for t, _ in near.most_common() if t in live]
+        out[eid] = (best[0] if best else largest, 0.0, [])
+    return out
+
+
+def gather(store: Store, terms: Sequence[str], ids: Sequence[str] | None = None) -> list[str]:
+    """The ids of the entries (of ``ids``, else all) that centrally discuss ``terms``
+    (:class:`.membership.TermIndex`, over these entries), in the order of ``ids``."""
+    from .membership import TermIndex
+    from .token_cache import entry_token_ids, term_tokens
+
+    ids = store.entry_ids() if ids is None else list(ids)
+    tokens = term_tokens(store, terms)
+    if not ids or not tokens:
+        return []
+    tids, _ = entry_token_ids(store, ids)
+    return [ids[i] for i in TermIndex.of_entries(tids).central(tokens)]
 
 
 __all__ = [

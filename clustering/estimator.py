@@ -1,28 +1,45 @@
-"""TopicModel: texts into named topics, in scikit-learn's estimator shape.
+"""TopicModel: texts into named topics, a scikit-learn clusterer.
 
     >>> model = TopicModel(random_state=0).fit(texts)
     >>> model.topic_names_, model.labels_
-    >>> model.predict(more_texts)            # the same steps as the fit
+    >>> model.predict(more_texts)            # placed as the fit placed its own
+    >>> make_pipeline(TopicModel()).fit_predict(texts)
     >>> TopicModel.from_bytes(model.to_bytes()).predict(more_texts)
 
-The steps, each in its own module: tokens (``tokenize``), features (``features``: counts,
-BM25 idf, TF-IDF, LSA), nearest entries (``neighbours``: smoothing, spectral embedding,
-similar entries), clusters (``partition``: seeded KMeans, the 30 % cap), names
-(``naming``). Parameters are stored as given; "auto" ones are chosen by corpus size at
-fit time. numpy, scikit-learn and jieba load only when a model fits or predicts.
+``X`` is a sequence of strings, one per entry. Tokens already made (the pipeline's
+cache) go in as the keyword ``tokens`` of :meth:`~TopicModel.fit`, ``predict`` and
+``place``; ``X`` may then be None where the texts are not needed.
+
+The fit's steps, each in its own module: tokens (``tokenize``), features (``features``:
+counts, BM25 idf, TF-IDF, LSA), seed groups (``anchors``, the caller's pinned and held
+groups), nearest entries (``neighbours``: smoothing, spectral embedding, similar
+entries), clusters (``partition``: seeded KMeans, the 30 % cap; ``holding``: the held
+groups), then one :class:`FittedTopic` per cluster, filled in step by step (anchor and
+pinned group carried on, cohesion, name and keywords, "also" bar, centre).
+
+Importing this module loads scikit-learn (the base classes and their parameter checks);
+nothing on the reader's start-up path imports it (the package's names load lazily, the
+pipeline imports it inside its functions). jieba loads when a model first tokenizes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.utils import Tags
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
 from .anchor_topics import earned_names, split_off_rest
-from .anchors import Anchor, anchor_groups
+from .anchors import Anchor, AnchorGroup, anchor_groups
 from .cohesion import MIXED_BELOW, cohesion
 from .features import (
     Docs,
+    Features,
     Vectorizer,
     bigrams_for,
     count_entries,
@@ -31,8 +48,8 @@ from .features import (
     fit_features,
     lsa_dims_for,
 )
-from .holding import held_seeds, hold
-from .membership import also_topics, anchor_term_sets, fit_also
+from .holding import Groups, held_seeds, hold
+from .membership import ALSO_MIN_CENTRALITY, also_topics, anchor_term_sets, fit_also
 from .naming import entry_terms, name_topics
 from .neighbours import (
     CRISP_SILHOUETTE,
@@ -47,7 +64,6 @@ from .neighbours import (
     smooth_count,
     spectral_embedding,
 )
-from .params import InstancesOf, Interval, NotFittedError, ParamsMixin
 from .partition import (
     MAX_SHARE,
     auto_k,
@@ -74,43 +90,155 @@ class Placement(NamedTuple):
     also: list[list[tuple[int, float]]]  # (another topic it centrally discusses, score)
 
 
-class TopicModel(ParamsMixin):
+@dataclass(slots=True)
+class FittedTopic:
+    """One topic as the fit builds it, step by step; the fitted per-topic attributes
+    (``topic_names_``, ``cohesion_``, ``cluster_centers_``, ...) are read off these."""
+
+    anchor: str | None = None  # the anchor whose seed group the cluster carries on
+    pinned: Hashable | None = None  # the pinned group's key it carries on
+    held: Hashable | None = None  # the held group's key it holds
+    cohesion: float = 1.0
+    mixed: bool = False
+    name: str = ""
+    keywords: list[tuple[str, float]] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=dict)  # its top tokens' class weights
+    terms: list[str] = field(default_factory=list)  # own tokens of the anchor naming it
+    also_bar: float = ALSO_MIN_CENTRALITY
+    centre: Any = None  # (d,) unit-length mean of its entries' vectors
+
+
+@dataclass(slots=True)
+class _Seeds:
+    """The groups of entries that start centroids, and k."""
+
+    k: int
+    named: list[Any]  # held groups (with their context), then pinned ones: the first k
+    anchors: list[AnchorGroup]  # anchors that start a centroid of their own
+    inside: list[AnchorGroup]  # anchors lying inside a named group: they only name
+    pin_keys: list[Hashable]
+    pin_members: list[Any]
+
+    def groups(self) -> list[Any]:
+        return self.named + [g.members for g in self.anchors]
+
+
+class _Partition(NamedTuple):
+    labels: Any  # (n,) cluster of each entry, 0..k-1
+    vectors: Any  # the (smoothed) vectors the topics' centres are means of
+    held: list[Hashable | None]  # each cluster's held key
+    inertia: float
+    silhouette: float | None
+    spectral: bool
+    n_split: int
+
+
+class TopicModel(ClusterMixin, BaseEstimator):
     """Group texts into named topics: TF-IDF (BM25 idf) and LSA features, KMeans (on a
     spectral embedding for modest corpora) seeded by anchors, class-TF-IDF names.
 
     Parameters
     ----------
-    n_topics : int or "auto" -- about sqrt(n), at least the seeded topics plus two.
-    anchors : Anchor list -- topics readers care about; each seeds a centroid from the
-        entries its terms weigh most in and names the cluster it wins.
-    max_share : float in (0, 1] or None -- no topic holds more of the entries: a larger
-        one is split, so there can be more than ``n_topics`` (``n_split_`` says how many).
-    lsa_dims : int, None (no LSA) or "auto" -- 200 up to 5,000 entries, 100 above.
-    spectral : bool or "auto" -- KMeans on a spectral embedding (auto: 500-5,000 entries,
-        unless the LSA space already separates the spectral topics: a silhouette of
-        CRISP_SILHOUETTE or more, ``silhouette_``, then KMeans on the LSA vectors, unsmoothed).
-    smoothing : bool -- pull each vector towards its nearest entries' before KMeans (not
-        with the spectral step, whose diffusion does that) and when placing new texts.
-    bigrams : bool or "auto" -- feature-only Chinese character bigrams (auto: up to 5,000
-        entries, when the texts are given).
-    n_init : int or "auto" -- KMeans starts (auto: 10, 4 above 5,000, 1 above 20,000).
-    n_similar : int -- similar entries kept per entry.
-    tokenizer : Tokenizer or None -- the bundled one when None.
-    random_state : int -- the same value gives the same topics.
+    n_topics : int or "auto"
+        About sqrt(n) when "auto", at least the seeded topics plus two.
+    anchors : list or tuple of Anchor
+        Topics readers care about; each seeds a centroid from the entries its terms weigh
+        most in and names the cluster it wins.
+    max_share : float in (0, 1] or None
+        No topic holds more of the entries: a larger one is split, so there can be more
+        than ``n_topics`` (``n_split_`` says how many).
+    lsa_dims : int, None (no LSA) or "auto"
+        200 up to 5,000 entries, 100 above.
+    spectral : bool or "auto"
+        KMeans on a spectral embedding (auto: 500-5,000 entries, unless the LSA space
+        already separates the spectral topics: a silhouette of CRISP_SILHOUETTE or more,
+        ``silhouette_``, then KMeans on the LSA vectors, unsmoothed).
+    smoothing : bool
+        Pull each vector towards its nearest entries' before KMeans (not with the
+        spectral step, whose diffusion does that) and when placing new texts.
+    bigrams : bool or "auto"
+        Feature-only Chinese character bigrams (auto: up to 5,000 entries, when the
+        texts are given).
+    n_init : int or "auto"
+        KMeans starts (auto: 10, 4 above 5,000, 1 above 20,000).
+    n_similar : int
+        Similar entries kept per entry.
+    tokenizer : Tokenizer or None
+        The bundled one when None.
+    random_state : int
+        The same value gives the same topics.
+
+    Attributes
+    ----------
+    n_topics_ : int
+        k: ``n_topics``, or fewer when fewer entries differ, or more when the
+        ``max_share`` cap split clusters or an anchor's topic gave up a rest.
+    labels_ : ndarray of shape (n_entries,)
+        Each fitted entry's topic, an index into the per-topic attributes.
+    cluster_centers_ : ndarray of shape (n_topics_, n_dims)
+        Each topic's unit-length centre in the (smoothed) LSA space.
+    topic_names_ : list of str
+        Each topic's name: an anchor's, "A & B" from its keywords, or "Mixed: a, b, c".
+    keywords_ : list of list of (str, float)
+        Each topic's display keywords and their class TF-IDF weights, best first.
+    term_weights_ : list of dict
+        Each topic's top tokens and their class weights (ties new entries' terms to it).
+    topic_anchors_ : list of str or None
+        The anchor whose seed group each topic carries on.
+    topic_pinned_ : list or None
+        The ``pinned`` key each topic carries on (see :meth:`fit`).
+    topic_held_ : list or None
+        The ``held`` key each topic holds (see :meth:`fit`); not kept by ``to_bytes``.
+    cohesion_ : list of float
+        How much more a topic's entries share than any two entries do, 0..1.
+    mixed_ : list of bool
+        Whether a topic's cohesion is below MIXED_BELOW (and no user group holds it).
+    topic_terms_ : list of list of str
+        The own tokens of the anchor naming each topic (empty: none names it).
+    also_bars_ : list of float
+        The centrality an entry needs to be listed "also" under each topic.
+    also_ : list of list of (int, float)
+        Each fitted entry's "also" topics and centralities; not kept by ``to_bytes``.
+    scores_ : ndarray of shape (n_entries,)
+        Each fitted entry's cosine to its topic's centre; not kept by ``to_bytes``.
+    terms_ : list of list of str
+        The terms tying each fitted entry to its topic; not kept by ``to_bytes``.
+    similar_ : list of list of (int, float)
+        Each fitted entry's most similar entries (index, cosine); not kept by ``to_bytes``.
+    vocabulary_ : dict of str to int
+        Each feature token's column.
+    idf_ : ndarray of shape (n_features,)
+        BM25 idf of each column.
+    components_ : ndarray of shape (n_dims, n_features) or None
+        The LSA projection (None without LSA).
+    embedding_ : ndarray of shape (n_entries, n_dims) or None
+        The fitted entries' LSA vectors (float16), which new texts are smoothed towards.
+    inertia_ : float
+        KMeans's inertia.
+    silhouette_ : float or None
+        The spectral topics' silhouette in the LSA space (None: no spectral step).
+    spectral_ : bool
+        Whether the topics come from the spectral embedding.
+    n_split_ : int
+        Topics the ``max_share`` cap split off.
+    bigrams_ : bool
+        Whether the features held character bigrams.
+    stage_seconds_ : dict of str to float
+        Seconds the fit spent in each :class:`Stage` (empty on a loaded model).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "n_topics": [Interval(Integral, 1, None), "auto"],
-        "anchors": [InstancesOf(Anchor, sequence=True)],
+        "n_topics": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "anchors": [list, tuple],  # of Anchor: checked in _validate_params
         "max_share": [Interval(Real, 0, 1, closed="right"), None],
-        "lsa_dims": [Interval(Integral, 1, None), None, "auto"],
-        "spectral": [InstancesOf(bool), "auto"],
-        "smoothing": [InstancesOf(bool)],
-        "bigrams": [InstancesOf(bool), "auto"],
-        "n_init": [Interval(Integral, 1, None), "auto"],
-        "n_similar": [Interval(Integral, 0, None)],
-        "tokenizer": [InstancesOf(Tokenizer), None],
-        "random_state": [Interval(Integral, 0, 2**32 - 1)],
+        "lsa_dims": [Interval(Integral, 1, None, closed="left"), None, StrOptions({"auto"})],
+        "spectral": ["boolean", StrOptions({"auto"})],
+        "smoothing": ["boolean"],
+        "bigrams": ["boolean", StrOptions({"auto"})],
+        "n_init": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "n_similar": [Interval(Integral, 0, None, closed="left")],
+        "tokenizer": [Tokenizer, None],
+        "random_state": [Interval(Integral, 0, 2**32 - 1, closed="both")],
     }
 
     def __init__(
@@ -140,25 +268,46 @@ class TopicModel(ParamsMixin):
         self.tokenizer = tokenizer
         self.random_state = random_state
 
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        # texts in, as scikit-learn's own text vectorizers take them
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "labels_")
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        if not all(isinstance(a, Anchor) for a in self.anchors):
+            raise InvalidParameterError(
+                f"The 'anchors' parameter of {type(self).__name__} must be a list or tuple "
+                f"of Anchor. Got {self.anchors!r} instead."
+            )
+
     # --- fit ------------------------------------------------------------------------
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(
         self,
-        texts: Sequence[str] | None,
-        tokens: Docs | None = None,
+        X: Sequence[str] | None,
+        y: None = None,
         *,
-        pinned: Mapping[Hashable, Sequence[int]] | None = None,
-        held: Mapping[Hashable, Sequence[int]] | None = None,
+        tokens: Docs | None = None,
+        pinned: Groups | None = None,
+        held: Groups | None = None,
         hidden: Sequence[Sequence[int]] = (),
-        context: Mapping[Hashable, Sequence[int]] | None = None,
+        context: Groups | None = None,
         progress: Progress | None = None,
     ) -> TopicModel:
-        """Cluster ``texts`` (one string per entry) into topics; returns ``self``.
+        """Cluster the texts ``X`` (one string per entry) into topics; returns ``self``.
+        ``y`` is ignored (scikit-learn's signature).
 
         ``tokens``, when given, are each text's tokens as the tokenizer makes them
         (token lists, or their :class:`TokenCounts`), for example from a cache: they
-        stand in for tokenizing, and ``texts`` are then read only for the bigram
-        features, so they may be None when :meth:`needs_texts` says so.
+        stand in for tokenizing, and ``X`` is then read only for the bigram features,
+        so it may be None when :meth:`needs_texts` says so.
 
         ``pinned`` maps a caller's key (the pipeline: a topic id) to entry indices that
         must carry on as one topic (a topic the user named): the first k groups each seed
@@ -171,123 +320,58 @@ class TopicModel(ParamsMixin):
         centroid, then all of it goes to the cluster most of it went to, or to a new one
         (``topic_held_``); ``context`` adds, per key, entries that seed and choose that
         cluster without being held. The cluster most of each ``hidden`` group went to is
-        dissolved into the nearest others (:func:`.holding.hold`).
-
-        ``n_topics_`` is k, or fewer when fewer than k entries differ, or more when the
-        ``max_share`` cap split clusters (``n_split_`` of them)."""
+        dissolved into the nearest others (:func:`.holding.hold`)."""
         import numpy as np
 
-        self._validate_params()
         clock = StageClock(progress)
+        texts = X
         n = count_entries(texts, tokens)
-        rs = self.random_state
-        self.bigrams_ = self.needs_texts(n) and (texts is not None or self.bigrams is True)
-        docs = feature_docs(texts, tokens, self._tokenizer(), self.bigrams_)
-        lsa_dims = lsa_dims_for(n) if self.lsa_dims == "auto" else self.lsa_dims
-        fitted, f = fit_features(docs, lsa_dims=lsa_dims, random_state=rs)
+        bigrams = self.needs_texts(n) and (texts is not None or self.bigrams is True)
+        fitted, f = self._fit_features(texts, tokens, n, bigrams)
         clock.done(Stage.FEATURES, 0.6)
 
-        x = f.vectors
-        groups = anchor_groups(f.tfidf, fitted.vocab, self.anchors, self._tokenize)
-        pinned = {key: g for key, g in (pinned or {}).items() if len(g)}
-        pin_keys = list(pinned)
-        pin_members = [np.asarray(g, dtype=np.int64) for g in pinned.values()]
         held = {key: g for key, g in (held or {}).items() if len(g)}
-        n_seeds = len(groups) + len(pin_keys) + len(held)
-        k = auto_k(n, n_seeds) if self.n_topics == "auto" else self.n_topics
-        k = max(1, min(int(k), n))
-        # more named groups than topics: the first k seed a centroid, every one may claim
-        seeded = (held_seeds(held, context or {}) + pin_members)[:k]
-        groups = sorted(groups, key=lambda g: -len(g.members))
-        # an anchor whose entries mostly lie in one named group is that group's subject: a
-        # second centroid there would split the group; it still names the cluster it wins
-        within = [covered(g.members, seeded) for g in groups]
-        inside = [g for g, w in zip(groups, within, strict=True) if w]
-        groups = [g for g, w in zip(groups, within, strict=True) if not w][: k - len(seeded)]
-        m = max(smooth_count(n) if self.smoothing else 0, self.n_similar)
-        near_idx, near_sim = neighbour_graph(x, m, k, rs)
+        context = context or {}
+        seeds = self._seeds(f, fitted.vocab, n, pinned or {}, held, context)
+        near_idx, near_sim = neighbour_graph(
+            f.vectors, self._neighbour_count(n), seeds.k, self.random_state
+        )
         clock.done(Stage.NEIGHBOURS, 0.65)
 
-        spectral = SPECTRAL_MIN <= n <= SPECTRAL_MAX if self.spectral == "auto" else self.spectral
-        run_spectral = spectral and n > k + 2
-        # the spectral step's diffusion already averages over neighbours: no smoothing
-        xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
-        space = spectral_embedding(x, k, SPECTRAL_NEIGHBOURS, rs) if run_spectral else xs
-        seed_groups = seeded + [g.members for g in groups]
-        starts = n_init_for(n) if self.n_init == "auto" else self.n_init
-        labels, self.inertia_ = kmeans(space, k, seed_centroids(space, seed_groups), rs, starts)
-        self.silhouette_ = silhouette(x, labels, rs) if run_spectral else None
-        self.spectral_ = run_spectral
-        if self.spectral == "auto" and run_spectral and self.silhouette_ >= CRISP_SILHOUETTE:
-            # crisp groups: the LSA space itself separates them, and neither the spectral
-            # step nor smoothing (which blurs their borders) helps
-            space = xs = x
-            seeds = seed_centroids(x, seed_groups)
-            labels, self.inertia_ = kmeans(x, k, seeds, rs, starts)
-            self.spectral_ = False
-        made = len(np.unique(labels))  # below k when fewer than k rows differ
-        if self.max_share is not None and n >= 10:
-            labels = cap(space, labels, rs, self.max_share)
-        self.n_split_ = len(np.unique(labels)) - made
-        labels, self.topic_held_ = hold(space, labels, held, hidden, context or {})
-        k = int(labels.max()) + 1
+        part = self._partition(f.vectors, near_idx, seeds, held, hidden, context)
         clock.done(Stage.KMEANS, 0.75)
 
-        claims = groups + inside
-        names = [g.anchor.name for g in claims]
-        won = carriers(labels, k, [g.members for g in claims], names, by_share=False, min_count=2)
-        kept = carriers(labels, k, pin_members, pin_keys, by_share=True)
-        self.topic_anchors_ = [None if g is None else names[g] for g in won]
-        self.topic_pinned_ = [None if g is None else pin_keys[g] for g in kept]
         own = anchor_term_sets(self.anchors, self._tokenize)
-        if self.n_topics == "auto":  # --k N gives N topics
-            kept_whole = [p or h for p, h in zip(self.topic_pinned_, self.topic_held_, strict=True)]
-            labels = split_off_rest(
-                labels, self.topic_anchors_, kept_whole, own, f.tfidf, f.counts, fitted.vocab, x
-            )
-        extra = int(labels.max()) + 1 - k
-        self.topic_anchors_ += [None] * extra
-        self.topic_pinned_ += [None] * extra
-        self.topic_held_ += [None] * extra
-        k += extra
-        self.cohesion_ = cohesion(x, labels, k)
-        # a topic whose entries share little is mixed, whatever anchor it carries on
-        self.mixed_ = [
-            self.topic_pinned_[c] is None and self.topic_held_[c] is None and v < MIXED_BELOW
-            for c, v in enumerate(self.cohesion_)
-        ]
-        terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
-        named = earned_names(self.topic_anchors_, self.mixed_, labels, terms, own, f, fitted.vocab)
-        in_names = set().union(*(terms[a] for a in named if a))
-        vocab = self._vocabulary()
-        naming = name_topics(
-            f.counts, labels, k, fitted.vocab, vocab, named, self.mixed_, in_names, texts
-        )
-        self.topic_terms_ = [sorted(own[a]) if a else [] for a in named]
-        self.also_, self.also_bars_ = fit_also(
-            f.tfidf, f.counts, fitted.vocab, self.topic_terms_, labels
-        )
-        centres = np.vstack(
-            [np.asarray(xs[labels == c].mean(axis=0)).ravel() for c in range(k)]
-        ).astype(np.float32)
-        centres /= np.maximum(np.linalg.norm(centres, axis=1, keepdims=True), 1e-12)
-        self.scores_ = np.einsum("ij,ij->i", xs, centres[labels])
-        self.terms_ = entry_terms(f.tfidf, labels, naming.class_weights, fitted.vocab, vocab)
+        labels, topics = self._topics(part, seeds, own, f, fitted.vocab)
+        self._judge(topics, f.vectors, labels)
+        class_weights = self._name(topics, labels, own, f, fitted.vocab, texts)
+        also, bars = fit_also(f.tfidf, f.counts, fitted.vocab, [t.terms for t in topics], labels)
+        for topic, bar in zip(topics, bars, strict=True):
+            topic.also_bar = bar
+        self._centre(topics, part.vectors, labels)
+        centres = np.vstack([t.centre for t in topics])
+        scores = np.einsum("ij,ij->i", part.vectors, centres[labels])
+        terms = entry_terms(f.tfidf, labels, class_weights, fitted.vocab, self._vocabulary())
         clock.done(Stage.NAME, 0.85)
-        self.similar_ = similar_pairs(near_idx, near_sim, self.n_similar)
+        similar = similar_pairs(near_idx, near_sim, self.n_similar)
         clock.done(Stage.SIMILAR, 0.9)
 
-        self.n_topics_ = k
+        self._keep_topics(topics)
         self.labels_ = labels
-        self.cluster_centers_ = centres
-        self.topic_names_ = naming.names
-        self.keywords_ = naming.keywords
-        self.term_weights_ = naming.weights
+        self.scores_ = scores
+        self.terms_ = terms
+        self.also_ = also
+        self.similar_ = similar
         self.vocabulary_ = {t: j for j, t in enumerate(fitted.vocab)}
         self.idf_ = fitted.idf
         self.components_ = fitted.components
         # what placing new texts compares them with; float16 halves the saved model
-        self.embedding_ = None if fitted.components is None else x.astype(np.float16)
+        self.embedding_ = None if fitted.components is None else f.vectors.astype(np.float16)
+        self.inertia_ = part.inertia
+        self.silhouette_ = part.silhouette
+        self.spectral_ = part.spectral
+        self.n_split_ = part.n_split
+        self.bigrams_ = bigrams
         self.stage_seconds_ = clock.seconds
         return self
 
@@ -296,18 +380,193 @@ class TopicModel(ParamsMixin):
         the bigram features)."""
         return bigrams_for(n) if self.bigrams == "auto" else bool(self.bigrams)
 
+    # the fit's steps, in order
+
+    def _fit_features(
+        self, texts: Sequence[str] | None, tokens: Docs | None, n: int, bigrams: bool
+    ) -> tuple[Vectorizer, Features]:
+        """The vocabulary, idf and LSA projection learnt, and the entries' features."""
+        docs = feature_docs(texts, tokens, self._tokenizer(), bigrams)
+        lsa_dims = lsa_dims_for(n) if self.lsa_dims == "auto" else self.lsa_dims
+        return fit_features(docs, lsa_dims=lsa_dims, random_state=self.random_state)
+
+    def _seeds(
+        self,
+        f: Features,
+        vocab: Sequence[str],
+        n: int,
+        pinned: Groups,
+        held: Groups,
+        context: Groups,
+    ) -> _Seeds:
+        """k, and the groups that start centroids: the held and pinned groups, then the
+        anchors' (largest first) while there is room."""
+        import numpy as np
+
+        anchors = anchor_groups(f.tfidf, vocab, self.anchors, self._tokenize)
+        pinned = {key: g for key, g in pinned.items() if len(g)}
+        pin_members = [np.asarray(g, dtype=np.int64) for g in pinned.values()]
+        n_seeds = len(anchors) + len(pinned) + len(held)
+        k = auto_k(n, n_seeds) if self.n_topics == "auto" else self.n_topics
+        k = max(1, min(int(k), n))
+        # more named groups than topics: the first k seed a centroid, every one may claim
+        named = (held_seeds(held, context) + pin_members)[:k]
+        anchors = sorted(anchors, key=lambda g: -len(g.members))
+        # an anchor whose entries mostly lie in one named group is that group's subject: a
+        # second centroid there would split the group; it still names the cluster it wins
+        within = [covered(g.members, named) for g in anchors]
+        inside = [g for g, w in zip(anchors, within, strict=True) if w]
+        outside = [g for g, w in zip(anchors, within, strict=True) if not w]
+        return _Seeds(k, named, outside[: k - len(named)], inside, list(pinned), pin_members)
+
+    def _neighbour_count(self, n: int) -> int:
+        """Nearest entries the fit looks up: for smoothing and for the similar entries."""
+        return max(smooth_count(n) if self.smoothing else 0, self.n_similar)
+
+    def _partition(
+        self,
+        x: Any,
+        near_idx: Any,
+        seeds: _Seeds,
+        held: Groups,
+        hidden: Sequence[Sequence[int]],
+        context: Groups,
+    ) -> _Partition:
+        """The clusters: seeded KMeans (on the spectral embedding, or on the smoothed
+        vectors), split by the cap, then the held groups kept and hidden ones dissolved."""
+        import numpy as np
+
+        n, k, rs = x.shape[0], seeds.k, self.random_state
+        spectral = SPECTRAL_MIN <= n <= SPECTRAL_MAX if self.spectral == "auto" else self.spectral
+        run_spectral = spectral and n > k + 2
+        # the spectral step's diffusion already averages over neighbours: no smoothing
+        xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
+        space = spectral_embedding(x, k, SPECTRAL_NEIGHBOURS, rs) if run_spectral else xs
+        groups = seeds.groups()
+        starts = n_init_for(n) if self.n_init == "auto" else self.n_init
+        labels, inertia = kmeans(space, k, seed_centroids(space, groups), rs, starts)
+        score = silhouette(x, labels, rs) if run_spectral else None
+        if self.spectral == "auto" and run_spectral and score >= CRISP_SILHOUETTE:
+            # crisp groups: the LSA space itself separates them, and neither the spectral
+            # step nor smoothing (which blurs their borders) helps
+            space = xs = x
+            labels, inertia = kmeans(x, k, seed_centroids(x, groups), rs, starts)
+            run_spectral = False
+        made = len(np.unique(labels))  # below k when fewer than k rows differ
+        if self.max_share is not None and n >= 10:
+            labels = cap(space, labels, rs, self.max_share)
+        n_split = len(np.unique(labels)) - made
+        labels, held_keys = hold(space, labels, held, hidden, context)
+        return _Partition(labels, xs, held_keys, inertia, score, run_spectral, n_split)
+
+    def _topics(
+        self,
+        part: _Partition,
+        seeds: _Seeds,
+        own: dict[str, set[str]],
+        f: Features,
+        vocab: Sequence[str],
+    ) -> tuple[Any, list[FittedTopic]]:
+        """One topic per cluster, with the anchor and the pinned group it carries on;
+        with an automatic k, an anchor's topic gives up its rest (entries not about the
+        anchor's ``own`` tokens) as a topic of its own."""
+        labels = part.labels
+        k = int(labels.max()) + 1
+        claims = seeds.anchors + seeds.inside
+        names = [g.anchor.name for g in claims]
+        won = carriers(labels, k, [g.members for g in claims], names, by_share=False, min_count=2)
+        kept = carriers(labels, k, seeds.pin_members, seeds.pin_keys, by_share=True)
+        topics = [
+            FittedTopic(
+                anchor=None if a is None else names[a],
+                pinned=None if p is None else seeds.pin_keys[p],
+                held=h,
+            )
+            for a, p, h in zip(won, kept, part.held, strict=True)
+        ]
+        if self.n_topics == "auto":  # --k N gives N topics
+            whole = [t.held if t.pinned is None else t.pinned for t in topics]
+            labels = split_off_rest(
+                labels, [t.anchor for t in topics], whole, own, f.tfidf, f.counts, vocab, f.vectors
+            )
+            topics += [FittedTopic() for _ in range(int(labels.max()) + 1 - k)]
+        return labels, topics
+
+    @staticmethod
+    def _judge(topics: list[FittedTopic], x: Any, labels: Any) -> None:
+        """Each topic's cohesion, and whether it is mixed."""
+        for topic, value in zip(topics, cohesion(x, labels, len(topics)), strict=True):
+            topic.cohesion = value
+            # a topic whose entries share little is mixed, whatever anchor it carries on
+            topic.mixed = topic.pinned is None and topic.held is None and value < MIXED_BELOW
+
+    def _name(
+        self,
+        topics: list[FittedTopic],
+        labels: Any,
+        own: dict[str, set[str]],
+        f: Features,
+        vocab: list[str],
+        texts: Sequence[str] | None,
+    ) -> Any:
+        """Each topic's name, keywords, weights and naming anchor's (``own``) tokens;
+        returns the class weights (k, V) the terms tying entries to their topic come from."""
+        terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
+        anchors = [t.anchor for t in topics]
+        mixed = [t.mixed for t in topics]
+        named = earned_names(anchors, mixed, labels, terms, own, f, vocab)
+        in_names = set().union(*(terms[a] for a in named if a))
+        naming = name_topics(
+            f.counts, labels, len(topics), vocab, self._vocabulary(), named, mixed, in_names, texts
+        )
+        for c, topic in enumerate(topics):
+            topic.name = naming.names[c]
+            topic.keywords = naming.keywords[c]
+            topic.weights = naming.weights[c]
+            topic.terms = sorted(own[named[c]]) if named[c] else []
+        return naming.class_weights
+
+    @staticmethod
+    def _centre(topics: list[FittedTopic], vectors: Any, labels: Any) -> None:
+        """Each topic's centre: the unit-length mean of its entries' ``vectors``."""
+        import numpy as np
+
+        centres = np.vstack(
+            [np.asarray(vectors[labels == c].mean(axis=0)).ravel() for c in range(len(topics))]
+        ).astype(np.float32)
+        centres /= np.maximum(np.linalg.norm(centres, axis=1, keepdims=True), 1e-12)
+        for topic, centre in zip(topics, centres, strict=True):
+            topic.centre = centre
+
+    def _keep_topics(self, topics: Sequence[FittedTopic]) -> None:
+        """The fitted per-topic attributes, read off the topics."""
+        import numpy as np
+
+        self.n_topics_ = len(topics)
+        self.topic_names_ = [t.name for t in topics]
+        self.keywords_ = [t.keywords for t in topics]
+        self.term_weights_ = [t.weights for t in topics]
+        self.topic_anchors_ = [t.anchor for t in topics]
+        self.topic_pinned_ = [t.pinned for t in topics]
+        self.topic_held_ = [t.held for t in topics]
+        self.cohesion_ = [t.cohesion for t in topics]
+        self.mixed_ = [t.mixed for t in topics]
+        self.topic_terms_ = [t.terms for t in topics]
+        self.also_bars_ = [t.also_bar for t in topics]
+        self.cluster_centers_ = np.vstack([t.centre for t in topics]).astype(np.float32)
+
     # --- predict --------------------------------------------------------------------
 
-    def predict(self, texts: Sequence[str] | None, tokens: Docs | None = None) -> Any:
+    def predict(self, X: Sequence[str] | None, *, tokens: Docs | None = None) -> Any:
         """The topic (an index into ``topic_names_``) of each new text; ``tokens`` as in
         :meth:`fit`."""
-        return self.place(texts, tokens).labels
+        return self.place(X, tokens=tokens).labels
 
     def place(
         self,
-        texts: Sequence[str] | None,
-        tokens: Docs | None = None,
+        X: Sequence[str] | None,
         *,
+        tokens: Docs | None = None,
         among: Sequence[bool] | None = None,
     ) -> Placement:
         """Place new texts as the fit placed its own: the fitted vocabulary, weights and
@@ -316,8 +575,8 @@ class TopicModel(ParamsMixin):
         import numpy as np
 
         self._check_fitted()
-        n = count_entries(texts, tokens)
-        docs = feature_docs(texts, tokens, self._tokenizer(), self.bigrams_)
+        n = count_entries(X, tokens)
+        docs = feature_docs(X, tokens, self._tokenizer(), self.bigrams_)
         f = features_in(docs, self._vectorizer())
         vectors = f.vectors
         similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
@@ -357,7 +616,8 @@ class TopicModel(ParamsMixin):
 
     def to_bytes(self) -> bytes:
         """The fitted model as bytes (:meth:`from_bytes` reads them): everything but the
-        per-entry results of the fit (``scores_``, ``terms_``, ``similar_``)."""
+        per-entry results of the fit (``scores_``, ``terms_``, ``similar_``, ``also_``)
+        and ``topic_held_``."""
         from .saving import dump
 
         self._check_fitted()
@@ -374,11 +634,10 @@ class TopicModel(ParamsMixin):
     # --- helpers --------------------------------------------------------------------
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "labels_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} is not fitted yet: call fit, or load one "
-                "with from_bytes."
-            )
+        check_is_fitted(
+            self,
+            msg="This %(name)s is not fitted yet: call fit, or load one with from_bytes.",
+        )
 
     def _tokenizer(self) -> Tokenizer:
         return self.tokenizer or default_tokenizer()

@@ -5,16 +5,21 @@ anchor: one of the anchor's terms weighs, in the entry's own TF-IDF row, at leas
 ALSO_MIN_CENTRALITY of the entry's heaviest term, and the entry uses the anchor's terms
 more than once. A single mention of a term in a long text weighs little beside the
 text's subject, so it lists nothing. Computed by the same function for the fitted
-entries and for new ones (``TopicModel.place``).
+entries and for new ones (``TopicModel.place``). By the same measure, :class:`TermIndex`
+finds the entries a topic made from the user's terms gathers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .anchors import Anchor
 from .tokenize import BIGRAM_MARK
+
+if TYPE_CHECKING:
+    from .estimator import TopicModel
+    from .token_cache import TokenIds
 
 # an anchor's best term weighs at least this share of the entry's heaviest term; chosen by
 # the F1 of the four named topics on the bundled corpus's reference labels
@@ -143,3 +148,47 @@ def heaviest_word(tfidf: Any, words: Any) -> Any:
     import numpy as np
 
     return np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
+
+
+class TermIndex:
+    """The TF-IDF rows of some entries, to find those that centrally discuss given terms:
+    by the measure that lists an entry "also" under an anchor's topic
+    (:func:`centrality`: one of the terms weighs at least ALSO_MIN_CENTRALITY
+    of the entry's heaviest word, and the entry uses them twice). A mention in passing
+    finds nothing."""
+
+    def __init__(self, counts: Any, vocab: Sequence[str], idf: Any) -> None:
+        from .features import weigh
+
+        self.counts = counts
+        self.column = {t: j for j, t in enumerate(vocab)}
+        self.tfidf = weigh(counts, idf)
+        self.top = heaviest_word(self.tfidf, word_columns(vocab))
+
+    @classmethod
+    def of_entries(cls, tids: TokenIds) -> TermIndex:
+        """Over these entries, weighed as a fit weighs them (its vocabulary and idf)."""
+        from .features import bm25_idf, select_terms
+
+        min_df = 2 if len(tids) >= 20 else 1  # as fit_features: a word of one doc outweighs all
+        counts, vocab = select_terms(tids.counts().matrix, tids.vocab, min_df=min_df)
+        return cls(counts, vocab, bm25_idf(counts))
+
+    @classmethod
+    def with_model(cls, model: TopicModel, docs: Sequence[Sequence[str]]) -> TermIndex:
+        """New entries' ``docs`` (token lists) weighed as the fitted ``model`` weighs."""
+        from .features import Vectorizer, features_in
+
+        vocab = list(model.vocabulary_)
+        f = features_in(docs, Vectorizer(vocab, model.idf_, None))
+        return cls(f.counts, vocab, model.idf_)
+
+    def central(self, terms: Sequence[Sequence[str]]) -> list[int]:
+        """Indices of the entries that centrally discuss one of ``terms`` (token lists)."""
+        import numpy as np
+
+        cols = sorted({self.column[t] for term in terms for t in term if t in self.column})
+        if not cols:
+            return []
+        share = centrality(self.tfidf, self.counts, cols, self.top)
+        return np.flatnonzero(share >= ALSO_MIN_CENTRALITY).tolist()

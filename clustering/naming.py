@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from topiclens.store.text import is_han
+from topiclens.text import is_han
 
 from .tokenize import BIGRAM_MARK, Vocabulary
 

@@ -8,23 +8,34 @@
 - :func:`assign_new` puts freshly imported entries into their nearest topic at once,
   with the saved model (``TopicModel.place``).
 - :func:`ensure_topics` is the first start: bundled corpus, then topics.
+
+The user's corrections and names carry over every re-cluster: :func:`holding` turns the
+corrections in force into groups of entries the fit keeps together (or dissolves), and
+the names the user gave are remembered in the store's meta (:func:`named_topics`), so a
+name whose topic a re-cluster could not keep comes back when one has room for it.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .anchors import load_anchors
-from .holding import Holding, TermIndex, holding, term_tokens
+from .membership import TermIndex
 from .partition import MAX_SHARE
 from .report import ClusterReport
 from .stages import Progress, Stage
-from .token_cache import TokenIds, entry_token_ids, entry_tokens, tokenized_anchors
-from .user_names import Named, named_topics, remember, settle
+from .token_cache import (
+    TokenIds,
+    entry_token_ids,
+    entry_tokens,
+    term_tokens,
+    tokenized_anchors,
+)
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
@@ -33,6 +44,7 @@ if TYPE_CHECKING:
 
 MATCH_MIN_JACCARD = 0.2  # an old topic's id passes to a new one sharing this much
 SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
+NAMED_TOPICS = "clustering.named_topics"  # the store meta key of the names the user gave
 _SEP = "\x1f"
 
 
@@ -80,7 +92,7 @@ def cluster_store(
     report.seconds[Stage.TOKENIZE] = time.perf_counter() - t0
 
     # the user's corrections hold their topics; the names the user gave seed theirs
-    held = _holding(store, ids, tids)
+    held = holding(store, ids, tids)
     position = {eid: i for i, eid in enumerate(ids)}
     every_name = named_topics(store)
     shaped = {*held.held, *held.hidden, *held.empty}  # the corrections speak for these
@@ -88,7 +100,7 @@ def cluster_store(
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
     model.fit(
         texts,
-        tids.counts(),
+        tokens=tids.counts(),
         pinned=pinned,
         held=held.held,
         hidden=list(held.hidden.values()),
@@ -151,11 +163,128 @@ def cluster_store(
     return report
 
 
-def _holding(store: Store, ids: Sequence[str], tids: TokenIds) -> Holding:
-    """The corrections in force as groups of ``ids`` (none: one cheap read)."""
-    if not store.has_corrections():
+# --- the corrections and names a re-cluster keeps -------------------------------------
+
+
+class Holding(NamedTuple):
+    """The corrections as a fit takes them: entry indices per topic id."""
+
+    held: dict[int, list[int]]  # topic id -> entries that stay together in it (disjoint)
+    hidden: dict[int, list[int]]  # hidden topic id -> its entries (none of them held)
+    context: dict[int, list[int]]  # held topic id -> entries that tell its cluster, not held
+    names: dict[int, str]  # held topic id -> the name the user gave it
+    empty: list[int]  # shaped topics with no entry left (their corrections cannot hold)
+
+    def is_empty(self) -> bool:
+        return not self.held and not self.hidden
+
+
+def holding(store: Store, ids: Sequence[str], tids: TokenIds) -> Holding:
+    """The groups a fit of the entries ``ids`` (their tokens ``tids``) keeps: each topic
+    the user shaped (merged, split, made from terms, or holding a pinned entry) holds its
+    entries together, and each hidden topic names the entries whose cluster goes. A pin
+    wins over everything, then the latest correction an entry belongs to (a topic made
+    from terms gathers the entries using them now, new ones included). A topic that only
+    holds pinned entries (origin "pin") is known by the entries it had when the first was
+    pinned: its context."""
+    if not store.has_corrections():  # most stores have none: one cheap read
         return Holding({}, {}, {}, {}, [])
-    return holding(store, ids, store.corrections(), tids)
+    corr = store.corrections()
+    position = {eid: i for i, eid in enumerate(ids)}
+    owner: dict[str, int] = {}
+    context: dict[int, list[int]] = {}
+    index: TermIndex | None = None
+    for c in sorted(corr.topics.values(), key=lambda c: c.made_at):
+        members = [e for e in c.entries if e in position]
+        if c.origin == "pin" and not c.hidden:
+            context[c.topic_id] = [position[e] for e in members]
+            continue
+        if c.terms:
+            if index is None:  # once, for every topic made from terms
+                index = TermIndex.of_entries(tids)
+            members += [ids[i] for i in index.central(term_tokens(store, c.terms))]
+        for eid in members:
+            owner[eid] = c.topic_id
+    hidden_ids = {c.topic_id for c in corr.hidden()}
+    owner.update((e, t) for e, t in corr.pins.items() if e in position and t not in hidden_ids)
+    held: dict[int, list[int]] = {}
+    hidden: dict[int, list[int]] = {}
+    for eid, tid in owner.items():
+        (hidden if tid in hidden_ids else held).setdefault(tid, []).append(position[eid])
+    context = {tid: rows for tid, rows in context.items() if tid in held}
+    shaped = [c.topic_id for c in corr.topics.values() if not c.hidden and c.origin != "pin"]
+    names = {c.topic_id: c.name for c in corr.topics.values() if c.name and c.topic_id in held}
+    empty = [tid for tid in shaped if tid not in held]
+    return Holding(held, hidden, context, names, empty)
+
+
+class Named(NamedTuple):
+    name: str
+    entries: list[str]  # the ids of the entries it had when the user named it
+    live: bool  # a topic in the store now; else only remembered in the record
+
+
+class Settled(NamedTuple):
+    lost: list[str]  # names with no topic this time, remembered
+    gone: list[str]  # names none of whose entries is left, forgotten
+    restored: list[str]  # remembered names with a topic again
+    remember: dict[int, Named]  # the record to keep: kept and lost
+
+
+def named_topics(store: Store) -> dict[int, Named]:
+    """Every topic the user named, by id: those in the store, then those that lost their
+    topic in an earlier re-cluster and wait for room (the record in the store's meta,
+    ``{topic id: {"name", "entries"}}``: the store's schema has no place for it). A topic
+    stands for the entries it had when named: a small k that once lumped others in with
+    it does not change that."""
+    known = _known(store)
+    named = {}
+    for t in store.topics():
+        if t.user_named:
+            was = known.get(t.id)
+            same = was is not None and was.name == t.name  # renamed since: its entries now
+            named[t.id] = Named(t.name, was.entries if same else store.topic_entry_ids(t.id), True)
+    for tid, t in known.items():
+        named.setdefault(tid, t)
+    return named
+
+
+def _known(store: Store) -> dict[int, Named]:
+    try:
+        raw = json.loads(store.get_meta(NAMED_TOPICS) or "{}")
+        return {
+            int(tid): Named(str(t["name"]), [str(e) for e in t["entries"]], False)
+            for tid, t in raw.items()
+        }
+    except (ValueError, TypeError, KeyError, AttributeError):  # unreadable: start afresh
+        return {}
+
+
+def settle(named: dict[int, Named], pinned: dict[int, list[int]], ids: list[int]) -> Settled:
+    """What became of each name, given the new topics' ``ids`` and the entry indices each
+    name was ``pinned`` to (none left: the name is gone)."""
+    kept = set(ids)
+    out = Settled([], [], [], {})
+    for tid, t in named.items():
+        if tid in kept:
+            out.remember[tid] = t
+            if not t.live:
+                out.restored.append(t.name)
+        elif pinned[tid]:
+            out.lost.append(t.name)
+            out.remember[tid] = t
+        else:
+            out.gone.append(t.name)
+    return out
+
+
+def remember(store: Store, named: dict[int, Named]) -> None:
+    """Write the record (only when it changed). Written before the topics are replaced, a
+    name about to lose its topic is never forgotten, whatever happens between the writes."""
+    value = {str(tid): {"name": t.name, "entries": t.entries} for tid, t in named.items()}
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if text != store.get_meta(NAMED_TOPICS):
+        store.set_meta(NAMED_TOPICS, text)
 
 
 def _forget_empty(store: Store, topic_ids: Sequence[int]) -> list[str]:
@@ -254,7 +383,7 @@ def _match_topics(
 # --- the saved model: a TopicModel with its topics' and entries' ids ----------------------
 
 
-class _Saved(NamedTuple):
+class Saved(NamedTuple):
     model: TopicModel
     topic_ids: list[int]  # the store's id of each of the model's topics
     entry_ids: list[str]  # the store's id of each entry the model was fitted on
@@ -274,7 +403,7 @@ def _save(model: TopicModel, topic_ids: list[int], entry_ids: list[str]) -> byte
     return buf.getvalue()
 
 
-def _saved_model(store: Store) -> _Saved | None:
+def saved_model(store: Store) -> Saved | None:
     """The store's saved model, or None when there is none or it cannot be read (saved by
     another version: a re-cluster makes a new one)."""
     import numpy as np
@@ -291,7 +420,7 @@ def _saved_model(store: Store) -> _Saved | None:
             return None
         model = TopicModel.from_bytes(bytes(z["model"]))
         entries = bytes(z["entry_ids"]).decode("ascii")
-        return _Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [])
+        return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [])
     except Exception:  # numpy raises several kinds for bytes that are not its npz
         return None
 
@@ -312,7 +441,7 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     for _ in range(ASSIGN_ATTEMPTS):
         if not todo_ids:
             break
-        saved = _saved_model(store)
+        saved = saved_model(store)
         if saved is None:
             break
         written, todo_ids = _place(store, saved, todo_ids)
@@ -320,7 +449,7 @@ def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
     return placed
 
 
-def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> tuple[int, list[str]]:
+def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[str]]:
     """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
     written and the ids the store refused because their topic is gone."""
     assigned = store.assignments()
@@ -331,7 +460,7 @@ def _place(store: Store, saved: _Saved, entry_ids: list[str]) -> tuple[int, list
     if not todo or not any(alive):
         return 0, []
     docs, _ = entry_tokens(store, [e.id for e in todo])
-    placed = saved.model.place([e.text() for e in todo], docs, among=alive)
+    placed = saved.model.place([e.text() for e in todo], tokens=docs, among=alive)
     out = {
         e.id: (saved.topic_ids[c], score, terms)
         for e, c, score, terms in zip(
@@ -382,7 +511,7 @@ def ensure_topics(store: Store, progress: Progress | None = None) -> bool:
             progress(Stage.ASSIGN, 0.5)
         if assign_new(store, missing):
             did = True
-        elif _saved_model(store) is None:
+        elif saved_model(store) is None:
             cluster_store(store, progress=progress)
             did = True
     return did

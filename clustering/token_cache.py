@@ -142,6 +142,13 @@ def tokenized_anchors(store: Store, anchors: Sequence[Anchor]) -> list[Anchor]:
     return [replace(a, tokens=tuple(tuple(terms[t]) for t in a.terms)) for a in anchors]
 
 
+def term_tokens(store: Store, terms: Sequence[str]) -> list[list[str]]:
+    """Each term's tokens (cached in the store's meta with the anchors' tokens); terms
+    that make no token are left out."""
+    (anchor,) = tokenized_anchors(store, [Anchor("terms", tuple(terms))])
+    return [list(t) for t in anchor.tokens or () if t]
+
+
 # --- bulk tokenizing, one tokenizer per worker process ---------------------------------
 
 

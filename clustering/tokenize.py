@@ -25,7 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from topiclens.store.text import HAN
+from topiclens.text import HAN
 
 # Bump when the code below changes what tokens come out; assets are hashed in as well.
 CODE_VERSION = "2"

@@ -28,7 +28,7 @@ from urllib.request import url2pathname
 
 import httpx
 from topiclens import __version__
-from topiclens.store.text import terminal_line
+from topiclens.text import terminal_line
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ exceed what SQLite evaluates. No I/O."""
 
 from __future__ import annotations
 
-from .text import terminal_text
+from topiclens.text import terminal_text
 
 NAME_MAX_CHARS = 200  # a name: one line, at most this long
 QUERY_MAX_WORDS = 64  # a search: at most this many words ...

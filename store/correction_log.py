@@ -106,7 +106,7 @@ def undo_last(db: Database) -> Undone | None:
                     f"INSERT INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
                     value,
                 )
-        # entries deleted since (issue 14) have nothing left to put back
+        # entries deleted since have nothing left to put back
         known = {
             e for (e,) in rows(conn, "SELECT id FROM entries WHERE id IN ({})", before["pins"])
         }

@@ -1,5 +1,6 @@
 """The reader's corrections to the topics, as data: what is in force, each correction
-written in one transaction, and the log that undo walks back.
+written in one transaction, and the log that undo walks back (:mod:`.correction_log`, a
+module of its own as every store module stays under 400 lines).
 
 - ``topic_corrections``: a topic the user shaped (``origin``: "merge", "split", "terms"
   for one made from search terms, "hide" for one only hidden, "pin" for one the user

@@ -8,7 +8,7 @@ selection, not the whole corpus), :mod:`.export_file` puts the document on disk.
 
 The JSON export is also a backup (``topiclens import`` reads it back, see
 :mod:`topiclens.store.restore`): it holds every stored value exactly. Markdown, CSV and
-HTML hold text as it may reach a terminal (:func:`~.text.terminal_text`). No Textual here.
+HTML hold text as it may reach a terminal (:func:`topiclens.text.terminal_text`). No Textual here.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from topiclens.text import terminal_text
 
 from .bookmarks import Note
 from .db import Store
@@ -40,7 +41,6 @@ from .export_items import (
 )
 from .export_markdown import md_escape_line, render_markdown
 from .models import Entry
-from .text import terminal_text
 
 __all__ = [
     "FORMATS",

@@ -1,16 +1,17 @@
 """The HTML export: one self-contained page (its own style, no scripts, nothing loaded from
-the network), every value escaped after :func:`~.text.terminal_line` has dropped controls.
-A feed entry's whole content is the one piece of HTML from the data: sanitised again here
-(:func:`~.html_text.sanitize_html`: no script, style, iframe, form, event attribute or
-``javascript:``/``data:`` link), whatever the store holds."""
+the network), every value escaped after :func:`topiclens.text.terminal_line` has dropped
+controls. A feed entry's whole content is the one piece of HTML from the data: sanitised
+again here (:func:`~.html_text.sanitize_html`: no script, style, iframe, form, event
+attribute or ``javascript:``/``data:`` link), whatever the store holds."""
 
 from __future__ import annotations
 
 import html
 
+from topiclens.text import terminal_line, terminal_text
+
 from .export_items import ExportContent, ExportItem, link_url, text_lines, time_text
 from .models import Content
-from .text import terminal_line, terminal_text
 
 _CSS = """\
 :root { color-scheme: light dark; --fg: #1d2021; --muted: #5c6370; --bg: #fdfdfb;
@@ -65,7 +66,6 @@ def page_language(langs: list[str]) -> str:
     words). Never "mul": a browser picks fonts and hyphenation by it."""
     zh, en = langs.count("zh"), langs.count("en")
     return "zh" if zh > en else "en"
-
 
 
 def _html_content(content: Content, base_url: str | None) -> str:

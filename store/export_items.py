@@ -9,9 +9,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from topiclens.text import terminal_line
+
 from .bookmarks import Note
 from .models import Bookmark, Content, Entry, Feed
-from .text import terminal_line
 
 UNSORTED = "Unsorted"  # the group of bookmarks whose entry has no topic (yet)
 

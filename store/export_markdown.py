@@ -1,13 +1,14 @@
 """The Markdown export (CommonMark): every value escaped so it shows exactly as written,
-after :func:`~.text.terminal_text` has dropped what a terminal would act on."""
+after :func:`~topiclens.text.terminal_text` has dropped what a terminal would act on."""
 
 from __future__ import annotations
 
 import re
 
+from topiclens.text import terminal_line
+
 from .export_items import ExportContent, ExportItem, link_url, text_lines, time_text
 from .models import Content
-from .text import terminal_line
 
 _MD_INLINE = re.compile(r"([\\`*_\[\]<~|#])")
 _MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")

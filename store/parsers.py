@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from topiclens.text import cell_width
+
 from .models import SOURCE_FORMATS, Entry, ParseResult, Problem
 from .parse_jsonl import is_object, parse_jsonl
 from .reading import BOM as BOM  # (the byte-order mark, here since the first version)
@@ -29,7 +31,6 @@ from .reading import (
     split_lines,
 )
 from .text import (
-    cell_width,
     derive_title,
     detect_language,
     entry_id,

@@ -1,6 +1,7 @@
-"""Text helpers shared by the parsers and the views: normalisation, ids, cell widths,
-language detection, display titles, and the one gate text passes on its way to a
-terminal. Pure functions, no I/O."""
+"""An entry's text as the store keeps it: the normalised form its id is made from, dates,
+language, the title derived for an entry that has none, and a preview for messages.
+Pure functions, no I/O. The helpers every layer shares (Chinese characters, terminal
+cells, the terminal gate) are in :mod:`topiclens.text`."""
 
 from __future__ import annotations
 
@@ -9,52 +10,11 @@ import hashlib
 import re
 import unicodedata
 
+from topiclens.text import HAN, cell_width, fit_cells
+
 _WS = re.compile(r"\s+")
-# What counts as a Chinese character everywhere in topiclens (CJK unified ideographs,
-# extension A, compatibility ideographs); jieba's own narrower range stays in tokenize.py.
-HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{HAN}]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-_.+]*")
-
-
-# Characters a terminal acts on: C0 controls but tab and newline, DEL, and C1 controls
-# (ESC starts OSC 52 clipboard writes, window titles, screen clears).
-_CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f"
-# Bidi controls reorder what is shown around them: made visible, never obeyed.
-_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-# Every other invisible format character (Unicode category Cf) and the line and paragraph
-# separators, except ZWJ and ZWNJ, which shape emoji and scripts and move nothing.
-_FORMAT = (
-    "\u00ad\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u2028\u2029"
-    "\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
-    "\U000e0020-\U000e007f"
-)
-_UNSAFE = re.compile(f"[{_CONTROL}{_BIDI}{_FORMAT}]")
-_BIDI_CHARS = re.compile(f"[{_BIDI}]")
-
-
-def _harmless(match: re.Match[str]) -> str:
-    ch = match.group()
-    return f"<U+{ord(ch):04X}>" if _BIDI_CHARS.match(ch) else ""
-
-
-def terminal_text(text: str) -> str:
-    """``text`` as it may reach a terminal: controls dropped (newline and tab kept), bidi
-    controls shown as ``<U+202E>``, other invisible format characters dropped.
-
-    Every string from the data passes here on its way out (panes, toasts, CLI lines,
-    Markdown and CSV exports); the store keeps the text exactly as imported."""
-    if _UNSAFE.search(text) is None:
-        return text
-    return _UNSAFE.sub(_harmless, text)
-
-
-def terminal_line(text: str) -> str:
-    """:func:`terminal_text` on one line: every run of white space (newlines, tabs, line
-    separators) becomes one space, so a name or title can never split a line."""
-    # str.split() breaks on every Unicode space and line break, U+2028/U+2029 included
-    return terminal_text(" ".join(text.split())).strip()
 
 
 _DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")
@@ -100,43 +60,6 @@ def entry_id(title: str, summary: str, comment: str = "") -> str:
     runs of white space do not change an id."""
     payload = "\x1f".join(normalise(part) for part in (title, summary, comment))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
-
-
-def is_han(text: str) -> bool:
-    """Whether every character of ``text`` is a Chinese character (see ``HAN``)."""
-    return bool(text) and _HAN_ONLY.fullmatch(text) is not None
-
-
-_HAN_ONLY = re.compile(f"[{HAN}]+")
-
-
-def char_cells(ch: str) -> int:
-    """Terminal cells one character takes: 2 for wide East Asian characters, 0 for
-    combining marks, else 1."""
-    if unicodedata.combining(ch):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def cell_width(text: str) -> int:
-    return sum(char_cells(ch) for ch in text)
-
-
-def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
-    """Cut ``text`` to at most ``width`` terminal cells, ending with ``ellipsis`` if cut.
-    Reads only as far as the cut: a 50 MB title costs what its first line of cells does."""
-    if len(text) <= width // 2:  # at most two cells a character: it fits
-        return text
-    budget = width - cell_width(ellipsis)
-    used = 0
-    cut = None  # where the text is cut if it does not fit
-    for at, ch in enumerate(text):
-        used += char_cells(ch)
-        if cut is None and used > budget:
-            cut = at
-        if used > width:
-            return text[:cut].rstrip(" ,，、：:;；") + ellipsis
-    return text
 
 
 def detect_language(text: str) -> str:

@@ -1,18 +1,34 @@
+"""Fixtures shared by the test modules (plain helpers are in helpers.py)."""
+
 from __future__ import annotations
 
+import os
 import shutil
-import sqlite3
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from helpers import HOSTILE, TOPIC_NAMES, CliResult, make_reader_store
+from hypothesis import settings
 from topiclens.cli import main
-from topiclens.store.importer import bundled_paths
+from topiclens.store import Entry, Store
 
-ROOT = Path(__file__).resolve().parent.parent
-ASSETS = ROOT / "assets"
-DIGEST = ASSETS / "000_628a9e309749597c.txt"
-LISTING = ASSETS / "002_e2969eaa9c23cb58.txt"
+# The same examples on every run: a result never depends on what an earlier run stored in
+# .hypothesis/ or on the clock. `pytest --hypothesis-profile explore` draws fresh examples.
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile("repeatable")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow by rule: every test of the reader (tests/test_tui*.py), which starts the app
+    under Pilot, and every test that asks for the clustered bundled corpus."""
+    for item in items:
+        clustered = "clustered_home" in getattr(item, "fixturenames", ())
+        if item.path.name.startswith("test_tui") or clustered:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +36,6 @@ def clustered_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data directory holding the bundled corpus grouped into topics, made once per test
     process (clustering it takes seconds): tests change only their copy (``bundled_home``)."""
     from topiclens.clustering.pipeline import cluster_store
-    from topiclens.store import Store
     from topiclens.store.importer import import_bundled
 
     home = tmp_path_factory.mktemp("clustered-bundled")
@@ -46,9 +61,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-CliResult = tuple[int, str, str]
-
-
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str], data_dir: Path) -> Callable[..., CliResult]:
     """Run the topiclens command in-process: returns (exit status, stdout, stderr)."""
@@ -61,72 +73,59 @@ def cli(capsys: pytest.CaptureFixture[str], data_dir: Path) -> Callable[..., Cli
     return run
 
 
-def dump_store(db: Path) -> dict[str, list[tuple]]:
-    """Every row of every table, for row-for-row comparisons."""
-    conn = sqlite3.connect(db)
-    try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
-    finally:
-        conn.close()
-
-
-def integrity(db: Path) -> str:
-    """``PRAGMA integrity_check`` of the store file, through a fresh connection."""
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("PRAGMA integrity_check").fetchone()[0]
-    finally:
-        conn.close()
-
-
-def bundled() -> list[Path]:
-    return [p for _, p in bundled_paths()]
-
-
-# --- the reader (helper D): a store with fixed topics, stable whatever clustering does ---
-
-READER_TOPICS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
-    (1, "Speculative decoding 投机解码", ("投机", "speculative", "draft", "eagle")),
-    (2, "MoE and GPU kernels", ("moe", "专家", "kernel", "内核", "cuda")),
-    (3, "KV cache 缓存", ("kv", "缓存", "cache", "显存")),
-    (4, "Serving and inference", ("推理", "serving", "vllm", "sglang")),
-    (5, "Everything else", ()),
-)
-
-
-def make_reader_store(data_dir: Path) -> Path:
-    """The bundled corpus with topics made by fixed keyword rules (not by clustering), so
-    reader tests and snapshots stay the same when the clustering is tuned."""
-    from topiclens.store import Store, Topic
-    from topiclens.store.importer import import_bundled
-
-    with Store.open_dir(data_dir) as store:
-        import_bundled(store)
-        members: dict[int, list[str]] = {tid: [] for tid, _, _ in READER_TOPICS}
-        assignments: dict[str, tuple[int, float, list[str]]] = {}
-        for entry in store.entries():
-            text = entry.text().lower()
-            for tid, _, words in READER_TOPICS:
-                hits = [w for w in words if w in text]
-                if hits or not words:
-                    assignments[entry.id] = (tid, 0.1 * len(hits), hits)
-                    members[tid].append(entry.id)
-                    break
-        similar = {
-            eid: [(other, 0.5) for other in ids if other != eid][:3]
-            for ids in members.values()
-            for eid in ids
-        }
-        topics = [
-            Topic(tid, name, [(w, 1.0) for w in words] or [("misc", 1.0)], len(members[tid]))
-            for tid, name, words in READER_TOPICS
-        ]
-        store.replace_topics(topics, assignments, similar)
-        return store.path
-
-
 @pytest.fixture
 def reader_store(data_dir: Path) -> Path:
     """Path of a store holding the bundled corpus and fixed reader topics."""
     return make_reader_store(data_dir)
+
+
+@pytest.fixture
+def hostile_store(reader_store: Path) -> Path:
+    """The reader store, plus entries whose every field is hostile (newest, so the first
+    topic shows them first), topics with markup in their names and a hostile note."""
+    with Store(reader_store) as store:
+        first = store.topics()[0]
+        entries = [
+            Entry(
+                f"{i:016x}",
+                title,
+                f"summary {title}\nsecond line {title}",
+                comment=f"comment {title}",
+                source=f"src {title}",
+                category=title,
+                date="2099-01-01",
+                url=f"https://example.com/{title}",
+            )
+            for i, title in enumerate(HOSTILE)
+        ]
+        store.add_entries(entries)
+        ids = [e.id for e in entries]
+        store.add_assignments(
+            {e: (first.id, 0.5, ["[/]", "\x1b]0;term\x07"]) for e in ids},
+            {e: [(o, 0.5) for o in ids if o != e][:3] for e in ids},
+        )
+        for topic, name in zip(store.topics(), TOPIC_NAMES, strict=False):
+            store.rename_topic(topic.id, name)
+        store.set_note(ids[0], "note \x1b]52;c;cHduZWQ=\x07 [/] [b]x\nline two")
+    return reader_store
+
+
+@pytest.fixture
+def mount(tmp_path: Path) -> Iterator[Path]:
+    """A directory on its own small tmpfs (1 MiB), unmounted afterwards. Needs root and
+    a system that lets it mount; skipped otherwise."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    point = tmp_path / "mnt"
+    point.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", "-l", str(point)], check=False)

@@ -165,8 +165,10 @@ class FeedServer:
         if tls is not None:
             # The handshake happens on accept; a client that rejects it is just not served.
             self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
+        # stop() waits up to one poll interval for the loop to see it: a short one keeps the
+        # hundreds of servers the tests start from adding seconds of waiting
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.005}, daemon=True
         )
 
     def __enter__(self) -> FeedServer:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import DIGEST, LISTING, dump_store
+from helpers import DIGEST, HOSTILE_CORPUS, HOSTILE_FILES, LISTING, dump_store
 from topiclens.store.db import STORE_FILENAME
 
 DIGEST_LINES = DIGEST.read_text(encoding="utf-8").split("\n")
@@ -160,21 +160,6 @@ def test_good_and_bad_files_together(cli, seeded, tmp_path):
 
 # --- the hostile corpus (tests/data/hostile; written by its make_corpus.py) -------------
 
-HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
-
-
-def _corpus():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_corpus", HOSTILE / "make_corpus.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-CORPUS = _corpus()
-
 
 @pytest.fixture
 def store(tmp_path: Path):
@@ -185,25 +170,25 @@ def store(tmp_path: Path):
 
 
 def test_the_corpus_files_are_what_make_corpus_writes():
-    assert (HOSTILE / "hostile.jsonl").read_bytes() == CORPUS.jsonl()
-    assert (HOSTILE / "hostile_digest.txt").read_bytes() == CORPUS.digest()
-    assert (HOSTILE / "hostile_listing.txt").read_bytes() == CORPUS.listing()
-    assert (HOSTILE / "export_deep.json").read_bytes() == CORPUS.export_deep()
+    assert (HOSTILE_FILES / "hostile.jsonl").read_bytes() == HOSTILE_CORPUS.jsonl()
+    assert (HOSTILE_FILES / "hostile_digest.txt").read_bytes() == HOSTILE_CORPUS.digest()
+    assert (HOSTILE_FILES / "hostile_listing.txt").read_bytes() == HOSTILE_CORPUS.listing()
+    assert (HOSTILE_FILES / "export_deep.json").read_bytes() == HOSTILE_CORPUS.export_deep()
 
 
 @pytest.mark.parametrize(
     "name, fmt, expected",
     [
-        ("hostile.jsonl", "jsonl", CORPUS.JSONL_EXPECTED),
-        ("hostile_digest.txt", "digest", CORPUS.DIGEST_EXPECTED),
-        ("hostile_listing.txt", "listing", CORPUS.LISTING_EXPECTED),
+        ("hostile.jsonl", "jsonl", HOSTILE_CORPUS.JSONL_EXPECTED),
+        ("hostile_digest.txt", "digest", HOSTILE_CORPUS.DIGEST_EXPECTED),
+        ("hostile_listing.txt", "listing", HOSTILE_CORPUS.LISTING_EXPECTED),
     ],
 )
 def test_hostile_files_import_their_good_entries_exactly(store, name, fmt, expected):
     from topiclens.store.importer import import_file
     from topiclens.store.parsers import parse_file
 
-    path = HOSTILE / name
+    path = HOSTILE_FILES / name
     assert parse_file(path).format == fmt
     new, problems = expected
     report = import_file(store, path)
@@ -214,18 +199,24 @@ def test_hostile_files_import_their_good_entries_exactly(store, name, fmt, expec
         assert not any("\udc80" <= c <= "\udcff" for c in problem.message)
     # the text is kept exactly as imported: escapes, bidi controls and markup included
     stored = "\n".join(e.text() + e.source + e.category for e in store.entries())
-    for needle in (CORPUS.OSC52, CORPUS.OSC0, CORPUS.CLEAR, CORPUS.BIDI, "[@click=app.quit]"):
+    for needle in (
+        HOSTILE_CORPUS.OSC52,
+        HOSTILE_CORPUS.OSC0,
+        HOSTILE_CORPUS.CLEAR,
+        HOSTILE_CORPUS.BIDI,
+        "[@click=app.quit]",
+    ):
         if needle in path.read_text(encoding="utf-8", errors="replace"):
             assert needle in stored, needle
 
 
-@pytest.mark.parametrize("name", sorted(CORPUS.MORE))
+@pytest.mark.parametrize("name", sorted(HOSTILE_CORPUS.MORE))
 def test_line_ends_and_one_line_files_are_read_for_what_they_are(store, name):
     from topiclens.store.importer import import_file
     from topiclens.store.parsers import parse_file
 
-    path = HOSTILE / name
-    write, fmt, new, problems = CORPUS.MORE[name]
+    path = HOSTILE_FILES / name
+    write, fmt, new, problems = HOSTILE_CORPUS.MORE[name]
     assert path.read_bytes() == write()
     assert parse_file(path).format == fmt
     report = import_file(store, path)
@@ -240,8 +231,8 @@ def test_cr_line_ends_give_the_entries_of_lf_line_ends(store, tmp_path):
     from topiclens.store.parsers import parse_file
 
     lf = tmp_path / "lf.txt"
-    lf.write_bytes(CORPUS.cr_digest().replace(b"\r", b"\n"))
-    by_cr, by_lf = parse_file(HOSTILE / "hostile_cr.txt"), parse_file(lf)
+    lf.write_bytes(HOSTILE_CORPUS.cr_digest().replace(b"\r", b"\n"))
+    by_cr, by_lf = parse_file(HOSTILE_FILES / "hostile_cr.txt"), parse_file(lf)
     assert [e.id for e in by_cr.entries] == [e.id for e in by_lf.entries]
     assert [e.origin_line for e in by_cr.entries] == [1, 4]
 
@@ -249,30 +240,36 @@ def test_cr_line_ends_give_the_entries_of_lf_line_ends(store, tmp_path):
 def test_hostile_json_lines_are_stored_as_written(store):
     from topiclens.store.importer import import_file
 
-    import_file(store, HOSTILE / "hostile.jsonl")
+    import_file(store, HOSTILE_FILES / "hostile.jsonl")
     by_title = {e.title: e for e in store.entries()}
-    for line in CORPUS.jsonl().split(b"\n")[:4]:
+    for line in HOSTILE_CORPUS.jsonl().split(b"\n")[:4]:
         obj = orjson.loads(line)
         entry = by_title[obj["title"]]
         assert (entry.summary, entry.comment) == (obj["summary"], obj.get("comment", ""))
     assert by_title["largest 64-bit integer"].extra == {"count": (1 << 63) - 1}
 
 
-@pytest.mark.parametrize("name", [*sorted(CORPUS.EXPORTS), "export_deep.json"])
+@pytest.mark.parametrize("name", [*sorted(HOSTILE_CORPUS.EXPORTS), "export_deep.json"])
 def test_hostile_exports_refuse_their_bad_bookmark_and_exports_keep_working(store, name):
     from topiclens.store.export import format_names, render
     from topiclens.store.importer import import_file
 
-    import_file(store, HOSTILE / "hostile_digest.txt")
+    import_file(store, HOSTILE_FILES / "hostile_digest.txt")
     store.set_note(store.entries()[0].id, "mine")
     before = dump_store(store.path)
-    report = import_file(store, HOSTILE / name)
-    fragment = CORPUS.EXPORTS[name][1] if name in CORPUS.EXPORTS else CORPUS.EXPORT_DEEP_EXPECTED
-    good = len(CORPUS.EXPORTS[name][0]) - 1 if name in CORPUS.EXPORTS else 0  # one bad each
+    report = import_file(store, HOSTILE_FILES / name)
+    fragment = (
+        HOSTILE_CORPUS.EXPORTS[name][1]
+        if name in HOSTILE_CORPUS.EXPORTS
+        else HOSTILE_CORPUS.EXPORT_DEEP_EXPECTED
+    )
+    good = (
+        len(HOSTILE_CORPUS.EXPORTS[name][0]) - 1 if name in HOSTILE_CORPUS.EXPORTS else 0
+    )  # one bad each
     assert report.rejected == 1 and report.new == good
     assert fragment in report.problems[0].message, report.problems
-    assert str(report.problems[0]).startswith(f"{HOSTILE / name}:")
-    text = (HOSTILE / name).read_text(encoding="utf-8")  # the bad bookmark's entry is last
+    assert str(report.problems[0]).startswith(f"{HOSTILE_FILES / name}:")
+    text = (HOSTILE_FILES / name).read_text(encoding="utf-8")  # the bad bookmark's entry is last
     assert report.problems[0].line == text[: text.rindex('"entry":')].count("\n") + 1
     if good:
         assert len(store.bookmarks()) == len(before["bookmarks"]) + good
@@ -285,7 +282,7 @@ def test_hostile_exports_refuse_their_bad_bookmark_and_exports_keep_working(stor
 def test_a_millisecond_time_is_explained(store):
     from topiclens.store.importer import import_file
 
-    report = import_file(store, HOSTILE / "export_milliseconds.json")
+    report = import_file(store, HOSTILE_FILES / "export_milliseconds.json")
     assert "divide it by 1000" in report.problems[0].message
     assert "2025-11-30" in report.problems[0].message
 
@@ -373,6 +370,7 @@ def _jsonl_lines(n: int) -> bytes:
     return b"\n".join(orjson.dumps(r) for r in rows) + b"\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["-", "/dev/stdin"])
 def test_a_pipe_into_the_command_imports_every_entry(data_dir: Path, path: str):
     data = _jsonl_lines(2000)  # far more than the 4 KB once sniffed and lost

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 import topiclens
-from conftest import DIGEST, LISTING, ROOT
+from helpers import DIGEST, LISTING, ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.app import App
@@ -71,6 +71,7 @@ def test_version_and_help(capsys):
         assert word in text
 
 
+@pytest.mark.slow
 def test_data_dir_from_environment(tmp_path: Path):
     env = {**os.environ, "TOPICLENS_HOME": str(tmp_path / "home")}
     done = subprocess.run(
@@ -85,6 +86,7 @@ def test_data_dir_from_environment(tmp_path: Path):
     assert (tmp_path / "home" / "topiclens.db").exists()
 
 
+@pytest.mark.slow
 def test_light_commands_import_no_heavy_libraries(tmp_path: Path):
     """`import` and `entries` must not pay for Textual, scikit-learn or jieba."""
     code = (
@@ -109,7 +111,7 @@ def test_readme_test_command_is_what_ci_runs():
 
 # --- hostile text never reaches the terminal ---------------------------------------------
 
-# What a terminal acts on (issue 10): C0 controls but tab and newline, DEL, C1 controls, and
+# What a terminal acts on: C0 controls but tab and newline, DEL, C1 controls, and
 # the bidi embeddings, overrides and isolates.
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -175,6 +177,7 @@ def unsafe(output: str, *, csv_rows: bool = False) -> list[str]:
     return FORBIDDEN.findall(output)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(_hostile, min_size=1, max_size=3))
 def test_no_terminal_control_ever_reaches_the_output(texts: list[str]):
@@ -292,6 +295,7 @@ needs_store_branch = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @needs_store_branch
 def test_import_from_standard_input(tmp_path: Path):
     done = subprocess.run(
@@ -351,6 +355,7 @@ def test_the_reader_exits_non_zero_after_a_crash(
     assert main(["--data-dir", str(data_dir)]) == status
 
 
+@pytest.mark.slow
 def test_the_reader_start_does_not_import_the_exporters(tmp_path: Path):
     code = (
         "import sys; import topiclens.cli.commands as c; from topiclens.cli import main\n"

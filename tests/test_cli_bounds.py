@@ -10,10 +10,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import CliResult, dump_store
+from helpers import CliResult, dump_store
 from topiclens.store import Entry, Store, Topic
 from topiclens.store.bounds import NAME_MAX_CHARS, BoundError, check_name
-from topiclens.store.text import cell_width
+from topiclens.text import cell_width
 
 Cli = Callable[..., CliResult]
 
@@ -122,6 +122,7 @@ def _huge_store(home: Path) -> tuple[str, str]:
     return title, name
 
 
+@pytest.mark.slow
 def test_tables_cut_a_huge_title_and_name_and_json_keeps_them(cli: Cli, data_dir: Path):
     from topiclens.cli.commands import PIPED_CELLS
 
@@ -138,6 +139,7 @@ def test_tables_cut_a_huge_title_and_name_and_json_keeps_them(cli: Cli, data_dir
     assert status == 0 and orjson.loads(out)["entries"][0]["title"] == title
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_lines_its_width(cli: Cli, data_dir: Path, monkeypatch):
     from topiclens.cli import commands
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import CliResult
+from helpers import CliResult
 from topiclens.store import Store
 
 Cli = Callable[..., CliResult]

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import CliResult
+from helpers import CliResult
 from topiclens.clustering.search import search
 from topiclens.store import Store
 from topiclens.store.models import Entry
-from topiclens.store.text import cell_width, entry_id
+from topiclens.store.text import entry_id
+from topiclens.text import cell_width
 
 Cli = Callable[..., CliResult]
 

@@ -10,7 +10,6 @@ import pytest
 from topiclens.clustering import TopicModel
 from topiclens.clustering.anchors import AnchorsError, load_anchors, parse_anchors
 from topiclens.clustering.naming import distinct_terms, topic_name
-from topiclens.clustering.params import InvalidParameterError, NotFittedError
 from topiclens.clustering.partition import MAX_SHARE, auto_k
 from topiclens.clustering.tokenize import Tokenizer, parse_concepts, surface_pattern, vocabulary
 
@@ -150,8 +149,8 @@ def _toy_texts() -> list[str]:
 
 def test_fit_is_deterministic_and_separates_clear_groups():
     docs = _toy_docs()
-    one = TopicModel(3, random_state=3, max_share=None).fit(None, docs)
-    two = TopicModel(3, random_state=3, max_share=None).fit(None, docs)
+    one = TopicModel(3, random_state=3, max_share=None).fit(None, tokens=docs)
+    two = TopicModel(3, random_state=3, max_share=None).fit(None, tokens=docs)
     assert one.labels_.tolist() == two.labels_.tolist()
     assert one.topic_names_ == two.topic_names_
     groups = [set(one.labels_[i : i + 12].tolist()) for i in (0, 12, 24)]
@@ -160,7 +159,7 @@ def test_fit_is_deterministic_and_separates_clear_groups():
 
 def test_no_cluster_holds_more_than_the_cap():
     docs = [["same", "words", "here"] for _ in range(40)] + _toy_docs()[:6]
-    model = TopicModel(2, random_state=0).fit(None, docs)
+    model = TopicModel(2, random_state=0).fit(None, tokens=docs)
     sizes = [int((model.labels_ == c).sum()) for c in range(model.n_topics_)]
     assert max(sizes) <= MAX_SHARE * len(docs)
 
@@ -170,19 +169,19 @@ def test_anchor_names_the_cluster_it_wins(tk: Tokenizer):
 
     docs = _toy_docs()
     anchors = [Anchor("Wires", ("NVLink", "互联")), Anchor("Nothing here", ("zzz-none",))]
-    model = TopicModel(3, anchors=anchors, tokenizer=tk).fit(None, docs)
+    model = TopicModel(3, anchors=anchors, tokenizer=tk).fit(None, tokens=docs)
     c = int(model.labels_[12])
     assert model.topic_names_[c] == "Wires" and model.topic_anchors_[c] == "Wires"
     assert "Nothing here" not in model.topic_names_
     # an anchor's terms already tokenized (as the pipeline caches them) act the same
     known = [Anchor(a.name, a.terms, tuple(tuple(tk(t)) for t in a.terms)) for a in anchors]
-    again = TopicModel(3, anchors=known).fit(None, docs)
+    again = TopicModel(3, anchors=known).fit(None, tokens=docs)
     assert again.topic_names_ == model.topic_names_
 
 
 def test_pinned_groups_carry_on_as_topics():
     docs = _toy_docs()
-    model = TopicModel(3, random_state=0).fit(None, docs, pinned={41: range(12, 20), 7: []})
+    model = TopicModel(3, random_state=0).fit(None, tokens=docs, pinned={41: range(12, 20), 7: []})
     assert model.topic_pinned_[int(model.labels_[12])] == 41
     assert sorted(k for k in model.topic_pinned_ if k is not None) == [41]
 
@@ -237,19 +236,20 @@ def test_new_entries_are_weighed_and_projected_as_in_the_fit():
         assert np.allclose(new.vectors, np.asarray(f.vectors[:6]), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_spectral_step_separates_clear_groups_deterministically():
     import numpy as np
 
     docs = [d + [f"x{j}" for j in range(i % 5)] for i, d in enumerate(_toy_docs() * 20)]
     model = TopicModel(3, random_state=1, max_share=None, spectral=True)
-    one = model.fit(None, docs).labels_.tolist()
-    assert model.fit(None, docs).labels_.tolist() == one
+    one = model.fit(None, tokens=docs).labels_.tolist()
+    assert model.fit(None, tokens=docs).labels_.tolist() == one
     kind = [i % 36 // 12 for i in range(len(docs))]
     assert len({(k, c) for k, c in zip(kind, one, strict=True)}) == 3
     assert len(set(one)) == 3
     # the spectral step's diffusion does the neighbours' averaging: no smoothing first
     raw = TopicModel(3, random_state=1, max_share=None, spectral=True, smoothing=False)
-    raw.fit(None, docs)
+    raw.fit(None, tokens=docs)
     assert raw.labels_.tolist() == one
     assert np.allclose(raw.cluster_centers_, model.cluster_centers_, atol=1e-6)
 
@@ -286,7 +286,7 @@ def test_params_round_trip_and_clone():
     again = TopicModel().set_params(**params)
     assert again.get_params() == params
     assert clone(model).get_params() == params
-    assert repr(model) == "TopicModel(n_topics=7, spectral=False, random_state=4)"
+    assert repr(model) == "TopicModel(n_topics=7, random_state=4, spectral=False)"
     with pytest.raises(ValueError, match="Invalid parameter 'k'"):
         model.set_params(k=3)
 
@@ -295,15 +295,17 @@ def test_params_round_trip_and_clone():
     ("params", "message"),
     [
         ({"n_topics": 0}, r"'n_topics' parameter of TopicModel must be an int in the range"),
-        ({"n_topics": "many"}, r"'n_topics' .* or 'auto'\. Got 'many'"),
-        ({"max_share": 1.5}, r"'max_share' .* in the range \(0, 1\] or None"),
-        ({"spectral": "yes"}, r"'spectral' .* instance of 'bool' or 'auto'"),
+        ({"n_topics": "many"}, r"'n_topics' .* a str among \{'auto'\}\. Got 'many'"),
+        ({"max_share": 1.5}, r"'max_share' .* in the range \(0\.0, 1\.0\] or None"),
+        ({"spectral": "yes"}, r"'spectral' .* instance of 'bool'.* a str among \{'auto'\}"),
         ({"smoothing": 1}, r"'smoothing'"),
         ({"anchors": ["KV cache"]}, r"'anchors' .* list or tuple of Anchor"),
         ({"lsa_dims": 2.5}, r"'lsa_dims'"),
     ],
 )
 def test_an_invalid_parameter_is_a_clear_error_at_fit(params: dict, message: str):
+    from sklearn.utils._param_validation import InvalidParameterError
+
     model = TopicModel(**params)  # stored as given: nothing checked yet
     with pytest.raises(InvalidParameterError, match=message):
         model.fit(_toy_texts())
@@ -329,6 +331,8 @@ def test_fit_on_raw_strings_returns_self_and_sets_the_fitted_attributes():
 
 
 def test_predict_places_the_fits_own_texts_in_their_topics():
+    from sklearn.exceptions import NotFittedError
+
     texts = _toy_texts()
     model = TopicModel(3, random_state=0, max_share=None).fit(texts)
     assert (model.predict(texts) == model.labels_).mean() >= 0.9
@@ -361,20 +365,43 @@ def test_saved_model_predicts_the_same_and_rejects_other_formats():
         TopicModel.from_bytes(buf.getvalue())
 
 
+@pytest.mark.slow
 def test_importing_clustering_loads_no_heavy_library():
+    """What the reader imports as it starts; the estimator module (a scikit-learn
+    estimator) is imported only when a model fits or is loaded."""
     modules = ", ".join(
         f"topiclens.clustering.{m}"
-        for m in ("pipeline", "estimator", "features", "naming", "neighbours", "partition")
+        for m in (
+            "pipeline",
+            "corrections",
+            "features",
+            "naming",
+            "neighbours",
+            "partition",
+            "search",
+            "tokenize",
+        )
     )
     code = (
-        f"import sys, topiclens.clustering, {modules}, topiclens.clustering.tokenize\n"
-        "from topiclens.clustering import Stage, TopicModel\n"
+        f"import sys, topiclens.clustering, {modules}\n"
+        "from topiclens.clustering import Stage, cluster_store\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('sklearn', 'jieba', 'numpy', 'scipy', 'textual'))\n"
         "print(heavy)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+@pytest.mark.slow
+def test_the_estimator_loads_scikit_learn_and_not_jieba():
+    code = (
+        "import sys\n"
+        "from topiclens.clustering import TopicModel\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'jieba', 'textual'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['sklearn']", done.stdout
 
 
 def test_stage_names_are_the_progress_strings():
@@ -395,6 +422,7 @@ def test_stage_names_are_the_progress_strings():
     assert Stage.KMEANS == "kmeans" and {"kmeans": 1}[Stage.KMEANS] == 1
 
 
+@pytest.mark.slow
 def test_term_named_topics_never_repeat_an_anchor_name(tmp_path):
     """A cluster the anchors did not win is named from its own terms, never from an
     anchor's name that another topic already carries."""

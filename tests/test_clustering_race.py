@@ -1,4 +1,4 @@
-"""Import and re-cluster at the same time (issue 10): both finish, and every entry ends
+"""Import and re-cluster at the same time: both finish, and every entry ends
 up in a topic, whichever of the two writes first."""
 
 from __future__ import annotations
@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import bundled
+from helpers import bundled, write_digest
 from topiclens.clustering import Stage, assign_new, cluster_store
 from topiclens.store import Store
 from topiclens.store.importer import import_file
-from workers.corpus import write_digest
 
-pytestmark = pytest.mark.xdist_group("processes")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("processes")]
 
 
 def test_entries_imported_while_the_model_fits_join_the_new_topics(tmp_path: Path):

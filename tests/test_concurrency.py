@@ -12,11 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import ACT, write_digest
 from topiclens.store import Store
 from topiclens.store.importer import import_file
-from workers.corpus import write_digest
 
-ACT = Path(__file__).resolve().parent / "workers" / "act.py"
 TIMEOUT = 120
 ROUNDS = 60
 
@@ -26,6 +25,7 @@ pytestmark = pytest.mark.xdist_group("processes")
 def act(*args: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, str(ACT), *map(str, args)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -49,12 +49,15 @@ def finish(proc: subprocess.Popen[str]) -> str:
     return out
 
 
-def started(*procs: subprocess.Popen[str], go: Path) -> None:
+def started(*procs: subprocess.Popen[str]) -> None:
     """Wait until every process has its store open, then let them all go at once."""
     for proc in procs:
         assert proc.stdout is not None
         assert proc.stdout.readline() == "ready\n"
-    go.touch()
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
 
 
 def seed(data_dir: Path, tmp_path: Path, n: int) -> None:
@@ -65,6 +68,7 @@ def seed(data_dir: Path, tmp_path: Path, n: int) -> None:
 _REPORT = re.compile(r"^(\S+): (\d+) new, (\d+) already known, (\d+) rejected$", re.M)
 
 
+@pytest.mark.slow
 def test_imports_at_once_into_a_fresh_store(tmp_path: Path):
     """Four imports start together on a data directory that does not exist yet: one
     creates the store, the others wait for it; overlapping entries land once."""
@@ -107,12 +111,12 @@ def _repeats(lines: list[str]) -> int:
     return repeats
 
 
+@pytest.mark.slow
 def test_two_processes_toggle_bookmarks_a_thousand_times(data_dir: Path, tmp_path: Path):
     seed(data_dir, tmp_path, 20)
     # one walks 7 entries, the other 3: three entries are toggled by both
-    go = tmp_path / "go"
-    one, two = act("toggle", data_dir, 1000, 7, go), act("toggle", data_dir, 1000, 3, go)
-    started(one, two, go=go)
+    one, two = act("toggle", data_dir, 1000, 7), act("toggle", data_dir, 1000, 3)
+    started(one, two)
     per_process = [finish(one).splitlines(), finish(two).splitlines()]
     lines = per_process[0] + per_process[1]
     assert len(lines) == 2000
@@ -140,6 +144,7 @@ def _snapshots(out: str) -> tuple[list[tuple[int, ...]], int]:
     return snaps, changes
 
 
+@pytest.mark.slow
 def test_reader_open_while_two_imports_run(data_dir: Path, tmp_path: Path):
     seed(data_dir, tmp_path, 100)
     stop = tmp_path / "stop"
@@ -157,14 +162,14 @@ def test_reader_open_while_two_imports_run(data_dir: Path, tmp_path: Path):
     assert changes >= 1
 
 
+@pytest.mark.slow
 def test_reader_and_bookmarks_while_a_recluster_runs(data_dir: Path, tmp_path: Path):
     seed(data_dir, tmp_path, 300)
     stop = tmp_path / "stop"
     watcher = _watch(data_dir, stop)
-    go = tmp_path / "go"
-    recluster = act("recluster", data_dir, ROUNDS, 5, go)
-    toggler = act("toggle", data_dir, 300, 11, go)
-    started(recluster, toggler, go=go)
+    recluster = act("recluster", data_dir, ROUNDS, 5)
+    toggler = act("toggle", data_dir, 300, 11)
+    started(recluster, toggler)
     rounds = finish(recluster).split()
     toggles = finish(toggler).splitlines()
     stop.touch()

@@ -9,11 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from topiclens.store import Store
 from topiclens.tui import theme
 from topiclens.tui.app import TopicLensApp
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "contrast.py"
+BENCH = ROOT / "bench" / "contrast.py"
 KEYMAP = Path("/nonexistent/keymap.toml")
 
 
@@ -40,6 +41,7 @@ def test_ratio_matches_wcag() -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(theme.THEMES))
 def test_theme_meets_aa(reader_store: Path, name: str) -> None:
     pairs = contrast.unique(contrast.measure(reader_store.parent, name))
@@ -65,6 +67,7 @@ def test_theme_meets_aa(reader_store: Path, name: str) -> None:
     assert not failing
 
 
+@pytest.mark.slow
 def test_a_colour_below_aa_fails(reader_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     dark = theme.THEMES[theme.DARK]
     grey = {**dark.variables, "block-cursor-blurred-foreground": "#A8A8A8"}  # 3.6:1 on #6C6C6C

@@ -11,7 +11,7 @@ import pytest
 from topiclens.cli import main
 from topiclens.store import Store
 
-pytestmark = pytest.mark.xdist_group("corrections")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("corrections")]
 
 CliResult = tuple[int, str, str]
 KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}

@@ -13,20 +13,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import dump_store, integrity
+from helpers import ACT, dump_store, integrity, write_digest
 from topiclens.store import Store
 from topiclens.store.db import STORE_FILENAME
 from topiclens.store.importer import import_file
-from workers.corpus import write_digest
 
-ACT = Path(__file__).resolve().parent / "workers" / "act.py"
-
-pytestmark = pytest.mark.xdist_group("processes")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("processes")]
 
 
 def spawn(*args: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, *map(str, args)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -141,11 +139,11 @@ def test_killed_in_a_burst_of_bookmark_writes(data_dir: Path, store_path: Path, 
 
 
 def test_killed_in_the_middle_of_reclustering(data_dir: Path, store_path: Path, tmp_path: Path):
-    go = tmp_path / "go"
-    go.touch()
-    proc = spawn(ACT, "recluster", data_dir, 100_000, 7, go)
-    assert proc.stdout is not None
+    proc = spawn(ACT, "recluster", data_dir, 100_000, 7)
+    assert proc.stdout is not None and proc.stdin is not None
     assert proc.stdout.readline() == "ready\n"
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
     rounds = [proc.stdout.readline().strip() for _ in range(20)]
     kill(proc)
     assert rounds == [str(g) for g in range(20)]

@@ -11,18 +11,17 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from conftest import DIGEST
+from helpers import DIGEST, ROOT, make_entry, seed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
-from topiclens.store import Entry, Store, Topic
+from topiclens.store import Entry, Store
 from topiclens.store.export import (
     CSV_COLUMNS,
     EXPORT_FORMAT,
@@ -42,88 +41,8 @@ from topiclens.store.export import (
     write_atomic,
 )
 from topiclens.store.importer import import_file
-from topiclens.store.text import entry_id, terminal_line, terminal_text
-
-# Entries written to break naive exporters: Markdown, HTML and CSV syntax, Chinese, several
-# lines, a javascript: URL, empty optional fields, extra metadata.
-TRICKY: list[dict[str, Any]] = [
-    {
-        "title": "# Not a heading *nor emphasis* [nor](a link) <b>nor HTML</b> &amp; `code`",
-        "summary": "1. not a list\n- nor this\n> nor a quote\n=== nor a setext line ===\n"
-        "<script>alert(1)</script> \\ back\\slash _under_ ~strike~ | pipe",
-        "comment": "Quotes \"double\" and 'single', commas, and a line break\nsecond line",
-        "source": 'Blog, with "quotes"',
-        "category": "工程实践",
-        "date": "2026-03-04",
-        "url": "https://example.com/a?b=1&c=%3C2%3E&q=投机",
-        "note": "my *note* with <tags>\n+ plus line\n2) paren",
-    },
-    {
-        "title": "投机解码：草稿模型与验证，一次讲清",
-        "summary": "文章介绍投机解码（speculative decoding）的原理，"
-        "比较 EAGLE-3 与 Medusa；吞吐提升 2.1×。",
-        "comment": "推荐收录，数据翔实。",
-        "source": "知乎专栏",
-        "category": "论文解读",
-        "date": None,
-        "url": "javascript:alert(document.cookie)",
-        "note": "",
-    },
-    {
-        "title": "KV cache offload to CPU memory",
-        "summary": "How vLLM offloads KV blocks; =cmd|' /C calc'!A0 looks like a formula.",
-        "comment": "",
-        "source": "",
-        "category": "",
-        "date": "2025-12-31",
-        "url": None,
-        "note": "中文笔记：稍后细读",
-        "extra": {"id": 7, "tags": ["kv", "offload"]},
-    },
-]
-
-
-def make_entry(spec: dict[str, Any], n: int) -> Entry:
-    return Entry(
-        id=entry_id(spec["title"], spec["summary"], spec["comment"]),
-        title=spec["title"],
-        summary=spec["summary"],
-        comment=spec["comment"],
-        source=spec["source"],
-        category=spec["category"],
-        date=spec["date"],
-        url=spec["url"],
-        lang="en",
-        format="jsonl",
-        origin_file="/tmp/tricky.jsonl",
-        origin_line=n + 1,
-        extra=spec.get("extra", {}),
-    )
-
-
-def seed(s: Store) -> None:
-    """The bundled digest plus the tricky entries; 5 bookmarks (3 tricky, 2 digest), two
-    topics holding some of them, one bookmarked entry left without a topic."""
-    import_file(s, DIGEST)
-    tricky = [make_entry(spec, n) for n, spec in enumerate(TRICKY)]
-    s.add_entries(tricky)
-    digest_ids = [e.id for e in s.entries() if e.format == "digest"]
-    for e, spec in zip(tricky, TRICKY, strict=True):
-        s.set_bookmark(e.id, True, spec["note"] or None)
-    s.set_bookmark(digest_ids[0], True)
-    s.set_bookmark(digest_ids[1], True, "a digest note")
-    topics = [
-        Topic(3, "Speculative <decoding> & *drafts*", [("draft", 1.0)], 2),
-        Topic(8, "KV cache", [("kv", 1.0)], 3),
-    ]
-    assignments = {
-        tricky[0].id: (3, 0.7, ["draft"]),
-        tricky[1].id: (3, 0.6, ["draft"]),
-        tricky[2].id: (8, 0.9, ["kv"]),
-        digest_ids[0]: (8, 0.2, ["kv"]),
-        digest_ids[2]: (8, 0.1, ["kv"]),  # in a topic but not bookmarked
-    }
-    s.replace_topics(topics, assignments)
+from topiclens.store.text import entry_id
+from topiclens.text import terminal_line, terminal_text
 
 
 @pytest.fixture
@@ -414,6 +333,7 @@ def test_markdown_topic_filter_title(store: Store):
     assert {r["group"] for r in records} == {"Speculative <decoding> & *drafts*"}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.text(
@@ -631,6 +551,7 @@ _TEXT = st.text(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(title=_TEXT, summary=_TEXT, comment=_TEXT, note=_TEXT, source=_TEXT)
 def test_any_text_survives_every_format(
@@ -695,7 +616,7 @@ def test_the_registry_is_where_formats_come_from(capsys):
 
 
 def test_docs_list_exactly_the_registered_formats():
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text()
+    doc = (ROOT / "docs" / "export.md").read_text()
     listed = re.search(r"`--format ([a-z|\\]+)`", doc)
     assert listed is not None
     assert listed.group(1).split("\\|") == [f.name for f in FORMATS]
@@ -848,23 +769,25 @@ def test_cli_writes_standard_output(cli, seeded_dir: Path, name: str):
     assert orjson.loads(out.encode("utf-8"))["count"] == 5
 
 
+@pytest.mark.slow
 def test_a_killed_export_leaves_a_temporary_that_the_next_one_removes(tmp_path: Path):
     target = tmp_path / "out.json"
     code = (
-        "import os, sys, time; from pathlib import Path\n"
+        "import os, signal; from pathlib import Path\n"
         "from topiclens.store.export import write_atomic\n"
-        "os.fsync = lambda fd: time.sleep(60)  # hold the write open until killed\n"
+        "def held(fd):  # the bytes are in the temporary file: say so, and wait to be killed\n"
+        "    print('writing', flush=True)\n"
+        "    signal.pause()\n"
+        "os.fsync = held\n"
         f"write_atomic(Path({str(target)!r}), b'half')\n"
     )
-    child = subprocess.Popen([sys.executable, "-c", code])
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
-        for _ in range(200):
-            if leftovers(tmp_path):
-                break
-            time.sleep(0.05)
+        assert child.stdout is not None
+        assert child.stdout.readline() == "writing\n"
     finally:
         child.kill()
-        child.wait()
+        child.communicate()
     stale = leftovers(tmp_path)
     assert len(stale) == 1 and stale[0].startswith(".out.json.") and not target.exists()
     host, _pid, rest = stale[0].removeprefix(".out.json.topiclens.").split(".", 2)
@@ -875,6 +798,7 @@ def test_a_killed_export_leaves_a_temporary_that_the_next_one_removes(tmp_path: 
     assert leftovers(tmp_path) == sorted([other.name, "out.json"])
 
 
+@pytest.mark.slow
 def test_json_escapes_every_character_a_terminal_acts_on_and_reads_back_exactly():
     every = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     acted_on = "".join(ch for ch in every if ch not in "\n\t" and terminal_text(ch) != ch)

@@ -10,11 +10,13 @@ from pathlib import Path
 import orjson
 import pytest
 from feed_server import FeedServer, Reply
-from test_feed_refresh import KV, SPEC, Conditional, rss
+from helpers import DATA, KV, ROOT, SPEC, Conditional, rss
 from topiclens.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
-FEEDS = ROOT / "tests" / "data" / "feeds"
+# slow as a whole: every test talks HTTP to a real server on localhost (tests/feed_server.py)
+pytestmark = pytest.mark.slow
+
+FEEDS = DATA / "feeds"
 Cli = Callable[..., tuple[int, str, str]]
 
 # What a terminal would act on: C0 controls but tab and newline, DEL, C1 controls, and
@@ -363,7 +365,7 @@ def test_every_feedparser_test_feed_imports_without_a_traceback_and_no_script_su
     """feedparser's own suite (encodings, entities, sanitising, ill-formed documents) through
     ``topiclens import``: each file is read or refused with its problems, none raises, and
     nothing scripted reaches the store, the terminal or the HTML export."""
-    corpus = ROOT / "tests" / "data" / "feedparser-tests"
+    corpus = DATA / "feedparser-tests"
     paths = sorted(str(p) for p in corpus.rglob("*") if p.suffix in (".xml", ".json"))
     assert len(paths) > 2000
     status, out, err = cli("import", *paths)  # an exception would fail the test here

@@ -257,6 +257,7 @@ HTMLISH = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(HTMLISH, st.sampled_from([PAGE, "http://h/", "file:///tmp/x.html"]))
 def test_any_markup_gives_absolute_urls_that_are_safe_to_show(markup: str, base: str):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import CONTROL, DATA, unsafe_html_parts
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_html_text import CONTROL, unsafe_html_parts
 from topiclens.store import feed_json, feed_parse, feed_xml, parsed_feed
 from topiclens.store.feed_parse import (
     SUMMARY_CHARS,
@@ -25,7 +25,7 @@ from topiclens.store.feed_parse import (
     read_date,
 )
 
-FEEDS = Path(__file__).resolve().parent / "data" / "feeds"
+FEEDS = DATA / "feeds"
 NOW = dt.datetime(2024, 6, 1, tzinfo=dt.UTC)
 
 
@@ -723,7 +723,7 @@ def test_json_feed_1_0_author_and_relative_urls_against_the_home_page():
 
 # --- feedparser's own test suite ------------------------------------------------------------
 
-CORPUS = Path(__file__).resolve().parent / "data" / "feedparser-tests"
+CORPUS = DATA / "feedparser-tests"
 # A file's leading comment may name the HTTP headers feedparser's harness sends with it.
 HEADER = re.compile(rb"^Header:\s*([A-Za-z-]+):\s*(.*?)\s*$", re.MULTILINE)
 # The only file that is no feed: a comment and nothing else.
@@ -744,6 +744,7 @@ def _read_corpus_file(path: Path) -> ParsedFeed:
     return parse_feed(data, url=url, path=str(path.relative_to(CORPUS)), headers=headers)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("folder", "files"),
     [("encoding", 82), ("entities", 256), ("illformed", 19), ("json", 1), ("wellformed", 1749)],
@@ -924,6 +925,7 @@ _FEED_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_FEED_PIECES, max_size=40).map("".join), st.sampled_from(["utf-8", "latin-1"]))
 def test_any_document_reads_or_is_said_to_be_no_feed(text: str, codec: str):

@@ -4,7 +4,6 @@ new entries placed into their topics at once."""
 
 from __future__ import annotations
 
-import html
 import subprocess
 import sys
 import time
@@ -13,7 +12,8 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
-from feed_server import Exchange, FeedServer, Reply
+from feed_server import FeedServer, Reply
+from helpers import KV, LAST_MODIFIED, SPEC, Conditional, rss, utc
 from topiclens.feeds.refresh import (
     CHANGED,
     FAILED,
@@ -28,52 +28,8 @@ from topiclens.feeds.subscribe import subscribe
 from topiclens.store import Store
 from topiclens.store.feeds import FeedCheck
 
-LAST_MODIFIED = "Wed, 01 May 2024 08:00:00 GMT"
-
-
-def rss(title: str, items: list[tuple[str, str, str]]) -> bytes:
-    """An RSS 2.0 document: (guid, title, body) per item, newest first."""
-    parts = []
-    for n, (guid, item_title, body) in enumerate(items):
-        when = format_datetime(_dt(1714550400 - 3600 * n))
-        parts.append(
-            f"<item><title>{html.escape(item_title)}</title><guid>{guid}</guid>"
-            f"<link>https://blog.example.org/{guid}</link><pubDate>{when}</pubDate>"
-            f"<description>{html.escape(body)}</description></item>"
-        )
-    return (
-        '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel>'
-        f"<title>{html.escape(title)}</title><link>https://blog.example.org/</link>"
-        + "".join(parts)
-        + "</channel></rss>"
-    ).encode()
-
-
-def _dt(stamp: int):  # type: ignore[no-untyped-def]
-    import datetime as dt
-
-    return dt.datetime.fromtimestamp(stamp, dt.UTC)
-
-
-KV = [
-    ("kv-1", "Paged attention and the KV cache", "KV cache blocks of 16 tokens cut waste."),
-    ("kv-2", "Prefix caching in vLLM", "Requests sharing a prompt reuse the KV cache blocks."),
-]
-SPEC = [("sd-1", "Speculative decoding on a budget", "A draft model proposes tokens to verify.")]
-
-
-class Conditional:
-    """A feed that answers with its validators, and 304 to a request that sends them."""
-
-    def __init__(self, body: bytes, etag: str = '"v1"', last_modified: str = LAST_MODIFIED):
-        self.body, self.etag, self.last_modified = body, etag, last_modified
-
-    def __call__(self, ex: Exchange) -> None:
-        validators = [("ETag", self.etag), ("Last-Modified", self.last_modified)]
-        if ex.request.headers.get("if-none-match") == self.etag:
-            ex.send(Reply(304, headers=validators))
-        else:
-            ex.send(Reply(200, self.body, [("Content-Type", "application/rss+xml"), *validators]))
+# slow as a whole: every test talks HTTP to a real server on localhost (tests/feed_server.py)
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -203,7 +159,7 @@ def test_a_gone_feed_is_marked_and_not_fetched_again_until_added_again(
 def test_retry_after_holds_that_feed_alone(
     server: FeedServer, store: Store, status: int, form: str
 ):
-    in_two_minutes = format_datetime(_dt(int(time.time()) + 120), usegmt=True)
+    in_two_minutes = format_datetime(utc(int(time.time()) + 120), usegmt=True)
     retry_after = "120" if form == "seconds" else in_two_minutes
     server.route("/busy.xml", Reply(status, headers=[("Retry-After", retry_after)]))
     server.route("/kv.xml", Reply(200, rss("KV", KV)))

@@ -148,8 +148,10 @@ def is_header(text: str) -> bool:
 
 def file_lines(blob: bytes) -> list[str]:
     """The file's lines as the reader numbers them (1-based), decoded leniently."""
-    blob = blob.removeprefix(BOM)
-    return [ln.removesuffix("\r") for ln in blob.decode("utf-8", "surrogateescape").split("\n")]
+    text = blob.removeprefix(BOM).decode("utf-8", "surrogateescape")
+    if "\n" not in text and "\r" in text:  # a file with CR-only line ends (old Mac)
+        return text.split("\r")
+    return [ln.removesuffix("\r") for ln in text.split("\n")]
 
 
 def check(result: ParseResult, blob: bytes, display: str) -> None:
@@ -235,6 +237,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # --- well-formed files are read back exactly ------------------------------------------------
 
 
+@pytest.mark.slow
 @FUZZ
 @given(case=well_formed(), data=st.data())
 def test_well_formed_files_read_back_exactly(workdir: Path, case, data):
@@ -314,6 +317,7 @@ def mutated(draw: st.DrawFn) -> bytes:
     return b"\n".join(lines)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(blob=mutated())
 def test_mutated_files_never_lose_an_entry_silently(workdir: Path, blob: bytes):
@@ -321,6 +325,7 @@ def test_mutated_files_never_lose_an_entry_silently(workdir: Path, blob: bytes):
     check(result, blob, display)
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(
     blob=st.binary(max_size=400)
@@ -331,6 +336,7 @@ def test_random_bytes(workdir: Path, blob: bytes):
     check(result, blob, display)
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=15)
 @given(
     case=well_formed(),
@@ -354,6 +360,7 @@ def _pairs(result: ParseResult) -> set[tuple[str, str]]:
     return {(e.summary, e.comment) for e in result.entries}
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(entries=st.lists(digest_entry(), min_size=2, max_size=10), stray=sentence(), data=st.data())
 def test_a_stray_line_in_a_digest(workdir: Path, entries, stray: str, data):
@@ -371,6 +378,7 @@ def test_a_stray_line_in_a_digest(workdir: Path, entries, stray: str, data):
     )
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(entries=st.lists(digest_entry(), min_size=5, max_size=10), data=st.data())
 def test_a_missing_line_in_a_digest(workdir: Path, entries, data):
@@ -385,6 +393,7 @@ def test_a_missing_line_in_a_digest(workdir: Path, entries, data):
     assert rest <= _pairs(result) and len(result.entries) == len(entries) - 1
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=60)
 @given(entries=st.lists(jsonl_entry(), min_size=1, max_size=10), data=st.data())
 def test_a_stray_line_in_json_lines(workdir: Path, entries, data):
@@ -449,6 +458,7 @@ def store(tmp_path_factory: pytest.TempPathFactory):
         yield s
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=40)
 @given(blob=mutated())
 def test_import_adds_exactly_the_new_entries(workdir: Path, store: Store, blob: bytes):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
+from helpers import CONTROL, unsafe_html_parts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from topiclens.store.html_text import (
@@ -20,43 +20,6 @@ from topiclens.store.html_text import (
 
 BASE = "https://blog.example.com/2024/05/post.html"
 # Everything a terminal could act on: C0 controls but newline, DEL, C1 controls, bidi controls.
-CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-FORBIDDEN_TAGS = {"script", "style", "iframe", "object", "embed", "form", "input", "button",
-                  "textarea", "select", "svg", "math", "base", "meta", "link", "frame",
-                  "frameset", "applet", "noscript", "template"}  # fmt: skip
-URL_ATTRIBUTES = {"href", "src", "cite", "action", "formaction", "data", "poster", "srcset"}
-
-
-class _Collector(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in FORBIDDEN_TAGS:
-            self.found.append(f"<{tag}>")
-        for name, value in attrs:
-            if name.startswith("on") or name in ("style", "srcdoc", "formaction"):
-                self.found.append(f"{tag}[{name}]")
-            if name in URL_ATTRIBUTES and value is not None:
-                scheme = re.sub(r"[\x00-\x20]", "", value).split(":", 1)
-                if len(scheme) == 2 and scheme[0].lower() not in ("http", "https", "mailto"):
-                    self.found.append(f"{tag}[{name}={value[:40]}]")
-                elif len(scheme) == 1:
-                    self.found.append(f"{tag}[{name}] relative: {value[:40]}")
-
-    handle_startendtag = handle_starttag
-
-
-def unsafe_html_parts(html: str) -> list[str]:
-    """What in ``html`` could run or load something unwanted in a browser: forbidden tags,
-    event and style attributes, URL attributes that are relative or not http/https/mailto."""
-    collector = _Collector()
-    collector.feed(html)
-    collector.close()
-    return collector.found
-
-
 # --- html_to_text ---------------------------------------------------------------------------
 
 
@@ -186,6 +149,7 @@ def test_terminal_safe_keeps_newlines_and_expands_tabs():
     assert terminal_safe("a\tb\nc") == "a   b\nc"
 
 
+@pytest.mark.slow
 def test_deep_nesting_is_flattened_not_recursed():
     depth = 100_000
     html = "<div>" * depth + "deep text" + "</div>" * depth
@@ -196,6 +160,7 @@ def test_deep_nesting_is_flattened_not_recursed():
     assert clean.count("<div>") <= MAX_DEPTH
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "html",
     [
@@ -220,6 +185,7 @@ def test_nesting_below_the_limit_is_left_alone():
     assert html_to_text(html) == "> > > > > quoted"
 
 
+@pytest.mark.slow
 def test_huge_documents_are_cut_with_a_note():
     paragraph = "<p>" + "word " * 100 + "</p>\n"
     html = paragraph * (10_000_000 // len(paragraph))
@@ -345,6 +311,7 @@ _PIECES = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_PIECES, max_size=60).map("".join))
 def test_any_html_gives_safe_text_and_safe_html(html: str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from topiclens.clustering.naming import fragments
 from topiclens.store import Store
 from topiclens.store.importer import ensure_corpus
@@ -25,6 +26,7 @@ def test_a_piece_of_a_longer_word_is_a_fragment_where_the_word_is_used():
     ]
 
 
+@pytest.mark.slow
 def test_bundled_topics_show_whole_words(tmp_path):
     from topiclens.clustering import cluster_store
 

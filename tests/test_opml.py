@@ -79,6 +79,7 @@ _NAME = st.text(
 ).map(lambda s: " ".join(s.replace("/", " ").split()))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(
     st.lists(

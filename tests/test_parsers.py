@@ -7,15 +7,15 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import DIGEST, LISTING
+from helpers import DIGEST, LISTING
 from topiclens.store.parsers import detect_format, parse_file, read_lines
 from topiclens.store.text import (
     TITLE_MAX_CHARS,
-    cell_width,
     derive_title,
     detect_language,
     entry_id,
 )
+from topiclens.text import cell_width
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 from rich.segment import Segment
 from topiclens.clustering.search import (
     RANK_CONCEPT,
@@ -60,7 +60,7 @@ def test_the_three_speculative_decoding_queries_find_the_same_entries(bundled_st
     assert labelled("Speculative decoding") <= found["投机解码"]
     for q in found:
         assert set(bundled_store.search(q)) <= found[q], q
-    # the literal searches gave three different sets (issue 14, item 7)
+    # the literal searches gave three different sets
     literal = {q: frozenset(bundled_store.search(q)) for q in found}
     assert len(set(literal.values())) == 3
 
@@ -137,6 +137,7 @@ def test_what_the_store_looks_for_first_is_needed_by_every_form():
                     assert any(n.search(text) for n in needs), (token, form, keys)
 
 
+@pytest.mark.slow
 def test_a_search_never_loads_jieba(tmp_path: Path):
     code = (
         "import sys\n"
@@ -169,8 +170,9 @@ def _styled(segments: list[Segment], text: str) -> list[Segment]:
     return [s for s in segments if s.text == text]
 
 
+@pytest.mark.slow
 def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
-    from test_tui import run, settle
+    from helpers import run, settle
     from textual.pilot import Pilot
     from topiclens.tui.app import TopicLensApp
     from topiclens.tui.main_screen import MainScreen
@@ -179,7 +181,7 @@ def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("slash", *"投机解码", "enter")
         await settle(pilot)
-        assert s.view == View("search", query="投机解码")
+        assert s.state.view == View("search", query="投机解码")
         rows = s.entry_list.rows
         line = next(i for i, r in enumerate(rows) if "推测解码" in r[1])
         s.entry_list.move_cursor(line)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from topiclens.clustering.tokenize import USE_HMM, Tokenizer, fold, surface_pattern
 from topiclens.store.importer import bundled_paths
 from topiclens.store.parsers import parse_file
-from topiclens.store.text import HAN
+from topiclens.text import HAN
 
 HAN_RUN = re.compile(f"[{HAN}]+")
 
@@ -32,6 +32,7 @@ def _jieba_words(tk: Tokenizer, run: str) -> list[str]:
     return list(tk.jieba().cut(run, HMM=USE_HMM))
 
 
+@pytest.mark.slow
 def test_segment_matches_jieba_on_the_bundled_corpus(tk: Tokenizer):
     runs = [
         run
@@ -51,6 +52,7 @@ _ALPHABET = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_ALPHABET), min_size=1, max_size=40))
 def test_segment_matches_jieba_on_generated_text(tk: Tokenizer, run: str):
@@ -77,6 +79,7 @@ def test_surface_pattern_guards_latin_forms_at_word_starts():
     ]
 
 
+@pytest.mark.slow
 def test_the_merged_dictionary_is_cached_and_read_back_whole(tmp_path, monkeypatch):
     import tempfile
 

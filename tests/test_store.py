@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import DIGEST, LISTING
+from helpers import DIGEST, LISTING
 from topiclens.store import SCHEMA_VERSION, Store, StoreError
 from topiclens.store.importer import ensure_corpus, import_file
 

@@ -7,8 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import DIGEST, LISTING, dump_store
-from test_store_layout import SCHEMA_6
+from helpers import DIGEST, LISTING, SCHEMA_6, dump_store
 from topiclens.store import Store, Topic
 from topiclens.store.importer import import_file
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from conftest import dump_store, integrity
+from helpers import dump_store, integrity
 from topiclens.store import Store
 from topiclens.store.models import Entry, Topic
 

@@ -14,15 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import DIGEST, dump_store, integrity
-from test_store_health import mount  # noqa: F401  (the tmpfs fixture)
+from helpers import DIGEST, HOSTILE_FILES, dump_store, integrity
 from topiclens.store import Store, StoreError, StoreReplaced
 from topiclens.store.importer import import_file
 
 
 def _other_store(tmp_path: Path) -> Path:
     """A second store, of other entries (the hostile digest's three)."""
-    hostile = Path(__file__).resolve().parent / "data" / "hostile" / "hostile_digest.txt"
+    hostile = HOSTILE_FILES / "hostile_digest.txt"
     with Store.open_dir(tmp_path / "other") as other:
         import_file(other, hostile)
         other.toggle_bookmark(other.entry_ids()[0])
@@ -114,7 +113,7 @@ def _keys(store: Store, ids: list[str]) -> dict[str, Callable[[], object]]:
     }
 
 
-def test_a_full_disk_under_every_key_is_a_store_error(mount: Path, tmp_path: Path):  # noqa: F811
+def test_a_full_disk_under_every_key_is_a_store_error(mount: Path, tmp_path: Path):
     home = mount / "d"
     with Store.open_dir(home) as store:
         import_file(store, DIGEST)
@@ -141,7 +140,7 @@ def test_a_full_disk_under_every_key_is_a_store_error(mount: Path, tmp_path: Pat
     assert integrity(home / "topiclens.db") == "ok"
 
 
-def test_the_mount_fixture_really_fills(mount: Path):  # noqa: F811
+def test_the_mount_fixture_really_fills(mount: Path):
     filler = _fill(mount)
     with pytest.raises(OSError) as failed:
         (mount / "more").write_bytes(b"x" * 4096)

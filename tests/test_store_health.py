@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import dump_store, integrity
+from helpers import dump_store, integrity, write_digest
 from topiclens.store import SCHEMA_VERSION, Store, StoreError
 from topiclens.store.db import STORE_FILENAME
 from topiclens.store.importer import import_file
-from workers.corpus import write_digest
 
 
 def _files(directory: Path) -> dict[str, bytes]:
@@ -136,27 +134,6 @@ def test_a_read_only_data_dir_by_permissions(cli, data_dir: Path, seeded: Path, 
 # --- a read-only data directory and a full disk: real mounts (root only) -----------------
 
 
-@pytest.fixture
-def mount(tmp_path: Path) -> Iterator[Path]:
-    """A directory on its own small tmpfs (1 MiB), unmounted afterwards. Needs root and
-    a system that lets it mount; skipped otherwise."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    point = tmp_path / "mnt"
-    point.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
-        yield point
-    finally:
-        subprocess.run(["umount", "-l", str(point)], check=False)
-
-
 def _remount(point: Path, options: str) -> None:
     subprocess.run(["mount", "-o", f"remount,{options}", str(point)], check=True)
 
@@ -187,6 +164,7 @@ def test_a_read_only_data_dir(cli, mount: Path, tmp_path: Path):
     assert status == 2 and "cannot create the data directory (Read-only file system)" in err
 
 
+@pytest.mark.slow
 def test_a_full_disk(cli, mount: Path, tmp_path: Path):
     home = mount / "d"
     status, _, _ = cli(
@@ -213,6 +191,7 @@ def test_a_full_disk(cli, mount: Path, tmp_path: Path):
 # --- the same without mounts: SQLite's own size limit stands in for a full disk ---------
 
 
+@pytest.mark.slow
 def test_a_full_store_rolls_back_and_goes_on(tmp_path: Path):
     with Store.open_dir(tmp_path / "d") as store:
         import_file(store, write_digest(tmp_path / "a.txt", 200))

@@ -16,50 +16,12 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from conftest import DIGEST, LISTING
+from helpers import DIGEST, LISTING, ROOT, SCHEMA_4, SCHEMA_6, SCHEMA_7
 from topiclens.clustering.features import count_matrix, select_terms
 from topiclens.clustering.token_cache import entry_token_ids
 from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 from topiclens.store.importer import import_file
-
-# a store of schema 11 made back into schema 9: no feeds (11), and no trash, bookmark
-# topics, read marks, saved searches or mute rules (10)
-SCHEMA_9 = (
-    "DROP TABLE entry_content; DROP INDEX entries_feed_key; DROP TABLE feeds;"
-    + "".join(
-        f"ALTER TABLE entries DROP COLUMN {column};"
-        for column in (
-            "feed_id", "feed_key", "author", "published", "date_first_seen", "content_start"
-        )
-    )
-    + "DROP TRIGGER entries_muted; DROP TRIGGER entries_muted_again;"
-    + "DROP TRIGGER entries_unmuted; DROP TABLE muted_entries; DROP TABLE mute_rules;"
-    + "DROP TABLE saved_searches; DROP TABLE read_marks; DROP TABLE trash;"
-    + "ALTER TABLE bookmarks DROP COLUMN topic_id;"
-)  # fmt: skip
-# ... and back into schema 8: no corrections
-SCHEMA_8 = (
-    SCHEMA_9 + "DROP TABLE correction_log; DROP TABLE entry_pins; DROP TABLE topic_corrections;"
-)
-# ... and back into schema 7: notes inside the bookmark rows
-SCHEMA_7 = (
-    SCHEMA_8 + "ALTER TABLE bookmarks ADD COLUMN note TEXT NOT NULL DEFAULT '';"
-    "UPDATE bookmarks SET note = coalesce("
-    "(SELECT note FROM notes n WHERE n.entry_id = bookmarks.entry_id), '');"
-    "DROP TABLE notes;"
-)
-# ... and back into schema 6: no cohesion, no mixed mark, no also rows
-SCHEMA_6 = (
-    SCHEMA_7 + "DROP TABLE topic_also_list; DROP TABLE topic_also;"
-    "ALTER TABLE topics DROP COLUMN cohesion; ALTER TABLE topics DROP COLUMN mixed;"
-)
-# ... and back into schema 4: similar entries in their own table, no topic lists
-SCHEMA_4 = (
-    SCHEMA_6 + "CREATE TABLE similar (entry_id TEXT NOT NULL, other_id TEXT NOT NULL,"
-    " rank INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (entry_id, rank));"
-    "ALTER TABLE topic_assignments DROP COLUMN similar; DROP TABLE topic_list;"
-)
 
 
 def _ids(blob: bytes) -> list[int]:
@@ -100,6 +62,7 @@ def test_a_failed_write_forgets_the_ids_it_gave_out(tmp_path: Path):
         assert [store.token_vocab()[i] for i in _ids(blob)] == ["moe", "kv"]
 
 
+@pytest.mark.slow
 def test_counts_from_ids_equal_counts_from_token_lists(tmp_path: Path):
     with Store.open_dir(tmp_path) as store:
         import_file(store, DIGEST)
@@ -196,7 +159,6 @@ def test_topic_lists_follow_the_assignments(tmp_path: Path):
 
 # --- the store's shape: a facade over modules by concern ----------------------------------
 
-ROOT = Path(__file__).resolve().parent.parent
 _SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|CREATE\s+TABLE"
                   r"|UPDATE\s+\w+\s+SET)")  # fmt: skip
 
@@ -314,7 +276,7 @@ def test_notes_move_out_of_the_bookmark_rows(tmp_path: Path):
 
 def test_titles_cut_at_import_are_derived_again_whole_with_the_same_ids(tmp_path: Path):
     from topiclens.store import Topic
-    from topiclens.store.text import fit_cells
+    from topiclens.text import fit_cells
 
     with Store.open_dir(tmp_path) as store:
         import_file(store, DIGEST)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, dump_store, integrity
+from helpers import CliResult, dump_store, integrity
 from topiclens.store import Store
 from topiclens.store.entries import EntryIdError
 

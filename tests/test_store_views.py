@@ -10,8 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import CliResult, dump_store
-from test_bad_input import CORPUS, HOSTILE
+from helpers import HOSTILE_CORPUS, HOSTILE_FILES, CliResult, dump_store
 from topiclens.store import Store
 from topiclens.store.bounds import BoundError
 
@@ -253,9 +252,9 @@ def test_views_survive_a_json_backup_and_restore_twice(
 
 
 def test_a_hostile_backup_of_views_refuses_each_bad_value_alone(cli: Cli, data_dir: Path):
-    path = HOSTILE / "export_views.json"
-    assert path.read_bytes() == CORPUS.export_views()
-    searches, rules, problems = CORPUS.EXPORT_VIEWS_EXPECTED
+    path = HOSTILE_FILES / "export_views.json"
+    assert path.read_bytes() == HOSTILE_CORPUS.export_views()
+    searches, rules, problems = HOSTILE_CORPUS.EXPORT_VIEWS_EXPECTED
     status, out, err = cli("import", str(path))
     assert status == 1
     assert f"{searches} saved searches and {rules} mute rules restored" in out

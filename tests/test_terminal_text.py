@@ -1,4 +1,5 @@
-"""The one gate between stored text and a terminal (store.text.terminal_text)."""
+"""Text on its way to a terminal (topiclens.text): the one gate it passes
+(terminal_text), and the cells it takes, measured as Textual measures them."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import re
 import sys
 import unicodedata
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
-from topiclens.store.text import terminal_line, terminal_text
+from topiclens.text import cell_width, fit_cells, terminal_line, terminal_text
 
-# What must never reach a terminal (issue 10): C0 but tab/newline, DEL, C1, bidi overrides.
+# What must never reach a terminal: C0 but tab/newline, DEL, C1, bidi overrides.
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -48,3 +49,63 @@ def test_nothing_forbidden_survives(text: str):
     assert FORBIDDEN.search(terminal_text(text)) is None
     line = terminal_line(text)
     assert FORBIDDEN.search(line) is None and "\n" not in line
+
+
+# --- cells ---------------------------------------------------------------------------
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # one glyph, ZWJ-joined
+WIDE = [
+    FAMILY,
+    f"{FAMILY} 一家人",
+    "投机解码与 speculative decoding",
+    "\U0001f1e8\U0001f1f3",  # a flag: two regional indicators
+    "\u2764\ufe0f ok",  # a heart made wide by VS16
+    "e\u0301te\u0301",  # combining accents
+    "ｆｕｌｌ　ｗｉｄｔｈ",
+]
+
+
+def test_cell_widths_are_textuals():
+    from rich.cells import cell_len
+    from textual.content import Content
+
+    for text in WIDE:
+        assert cell_width(text) == cell_len(text) == Content(text).cell_length, text
+    assert cell_width(FAMILY) == 2
+    assert cell_width("投机解码") == 8
+
+
+def test_a_cut_never_splits_a_glyph():
+    assert fit_cells(f"ab{FAMILY}cd", 4) == "ab…"
+    assert fit_cells(f"ab{FAMILY}cd", 5) == f"ab{FAMILY}…"
+    assert fit_cells("投机解码", 6) == "投机…"
+    assert fit_cells("投机解码", 8) == "投机解码"
+
+
+def test_a_joiner_or_a_mark_at_either_end_is_measured_and_cut():
+    from rich.cells import cell_len
+
+    for text in ("\u0301abcdef", "\u200dabcdef", "abcdef\u200d", "\ufe0fabcdef"):
+        assert cell_width(text) == cell_len(text) >= 5, repr(text)
+        cut = fit_cells(text, 3)
+        assert cell_width(cut) <= 3 and text.startswith(cut.removesuffix("…")), repr(cut)
+
+
+def test_a_row_with_an_emoji_sequence_fills_its_width():
+    from textual.content import Content
+    from topiclens.tui.display import fit_line
+
+    for text in WIDE:
+        for width in (3, 8, 20):
+            assert Content(fit_line(text, width)).cell_length == width, (text, width)
+
+
+@given(
+    st.text(st.sampled_from(["a", " ", "，", "投", "\u0301", "\u200d", "\U0001f469", "\ufe0f"])),
+    st.integers(1, 12),
+)
+@example("\u200d\u200d投", 1)  # rich's graphemes make this one glyph of no cells
+def test_a_cut_fits_and_keeps_the_start(text: str, width: int):
+    cut = fit_cells(text, width)
+    assert cell_width(cut) <= width
+    assert cut == text or text.startswith(cut.removesuffix("…"))

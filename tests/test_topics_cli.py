@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import DIGEST, LISTING
+from helpers import DIGEST, LISTING, CliResult
 from topiclens.cli import main
 from topiclens.cli.commands import TOPICS_HEADER
 from topiclens.clustering import assign_new, cluster_store, ensure_topics
@@ -21,8 +21,6 @@ from topiclens.store import Store, Topic
 from topiclens.store.importer import import_bundled, import_file
 
 pytestmark = pytest.mark.xdist_group("topics")
-
-CliResult = tuple[int, str, str]
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +54,7 @@ def _topic_of(doc: dict, title: str) -> dict:
     return hits[0]
 
 
+@pytest.mark.slow
 def test_json_contract_every_entry_in_exactly_one_topic(clustered: Path, topics_json: dict):
     with Store.open_dir(clustered) as store:
         all_ids = {e.id for e in store.entries()}
@@ -72,7 +71,7 @@ def test_json_contract_every_entry_in_exactly_one_topic(clustered: Path, topics_
             "entries",
             "also",
         } | {
-            "user",  # issue 13: the user made it, its terms, the entries pinned to it
+            "user",  # the user made it, its terms, the entries pinned to it
             "terms",
             "pinned",
         }
@@ -85,11 +84,13 @@ def test_json_contract_every_entry_in_exactly_one_topic(clustered: Path, topics_
     assert sorted(seen) == sorted(all_ids)
 
 
+@pytest.mark.slow
 def test_no_catch_all_topic(topics_json: dict):
     total = sum(t["size"] for t in topics_json["topics"])
     assert max(t["size"] for t in topics_json["topics"]) <= MAX_SHARE * total
 
 
+@pytest.mark.slow
 def test_four_anchors_present_and_hold_the_right_entries(topics_json: dict):
     names = {t["name"] for t in topics_json["topics"]}
     for anchor in ("Speculative decoding", "KV cache", "Interconnects"):
@@ -123,6 +124,7 @@ def test_four_anchors_present_and_hold_the_right_entries(topics_json: dict):
     assert entropy is _topic_of(topics_json, "tANS：预计算版的 rANS 熵编码")
 
 
+@pytest.mark.slow
 def test_store_keeps_why_and_similar(clustered: Path):
     with Store.open_dir(clustered) as store:
         spec = next(t for t in store.topics() if t.name == "Speculative decoding")
@@ -135,6 +137,7 @@ def test_store_keeps_why_and_similar(clustered: Path):
         assert [s for _, s in similar] == sorted((s for _, s in similar), reverse=True)
 
 
+@pytest.mark.slow
 def test_clustering_is_deterministic(clustered: Path, tmp_path: Path):
     with Store(tmp_path / "again.db") as store:
         import_bundled(store)
@@ -167,6 +170,7 @@ def _jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_rename_survives_import_and_recluster(
     clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
 ):
@@ -200,6 +204,7 @@ def test_rename_survives_import_and_recluster(
         assert len(store.assignments()) == 111
 
 
+@pytest.mark.slow
 def test_recluster_uses_the_token_cache(clustered: Path, tmp_path: Path):
     home = tmp_path / "home"
     shutil.copytree(clustered, home)
@@ -211,6 +216,7 @@ def test_recluster_uses_the_token_cache(clustered: Path, tmp_path: Path):
     assert after == before  # the cached tokens are the tokens: the same topics again
 
 
+@pytest.mark.slow
 def test_assign_new_places_entries_in_existing_topics(clustered: Path, tmp_path: Path):
     home = tmp_path / "home"
     shutil.copytree(clustered, home)
@@ -230,6 +236,7 @@ def test_assign_new_places_entries_in_existing_topics(clustered: Path, tmp_path:
         assert set(after) == set(before)  # no re-cluster
 
 
+@pytest.mark.slow
 def test_labels_never_reach_the_features(tmp_path: Path):
     """Same texts, different sources, categories and extra labels: same topics."""
     from topiclens.store.importer import bundled_paths
@@ -259,6 +266,7 @@ def test_labels_never_reach_the_features(tmp_path: Path):
     assert homes[0] == homes[1]
 
 
+@pytest.mark.slow
 def test_topics_text_and_errors(clustered: Path, run: Callable[..., CliResult]):
     status, out, _ = run(clustered, "topics")
     assert status == 0 and "Speculative decoding" in out
@@ -268,6 +276,7 @@ def test_topics_text_and_errors(clustered: Path, run: Callable[..., CliResult]):
     assert status == 2 and "empty" in err
 
 
+@pytest.mark.slow
 def test_cluster_with_bad_anchors_names_the_file(
     clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
 ):
@@ -277,6 +286,7 @@ def test_cluster_with_bad_anchors_names_the_file(
     assert status == 2 and str(bad) in err
 
 
+@pytest.mark.slow
 def test_cluster_with_k_and_own_anchors(tmp_path: Path, run: Callable[..., CliResult]):
     anchors = tmp_path / "mine.toml"
     anchors.write_text(
@@ -294,6 +304,7 @@ def test_cluster_with_k_and_own_anchors(tmp_path: Path, run: Callable[..., CliRe
     assert len(names) == 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1, 2])
 def test_cluster_k_gives_k_topics_and_says_when_one_is_large(
     clustered: Path, tmp_path: Path, run: Callable[..., CliResult], k: int
@@ -330,6 +341,7 @@ def test_cluster_k_beyond_the_entries_says_why_in_one_line(
     assert out.splitlines()[1:] == ["asked for 5 topics, made 2: there are only 2 entries"]
 
 
+@pytest.mark.slow
 def test_names_lost_to_a_small_k_are_reported_in_one_line_then_come_back(
     clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
 ):
@@ -367,6 +379,7 @@ def test_names_lost_to_a_small_k_are_reported_in_one_line_then_come_back(
         assert store.topic(other.id).name == "My [b]pile[/b]"
 
 
+@pytest.mark.slow
 def test_rerun_of_a_cut_off_import_places_what_was_left_without_a_topic(
     clustered: Path, tmp_path: Path, run: Callable[..., CliResult]
 ):
@@ -445,7 +458,7 @@ def test_json_lists_also_entries_cohesion_and_mixed(tmp_path: Path, run: Callabl
 
 
 def test_topics_text_shows_cohesion_and_marks_mixed(tmp_path: Path, run: Callable[..., CliResult]):
-    from topiclens.store.text import cell_width
+    from topiclens.text import cell_width
 
     home = tmp_path / "home"
     _trust_home(home)

@@ -5,9 +5,9 @@ earned, and entries placed later get their also topics too."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from topiclens.clustering import assign_new, cluster_store
 from topiclens.clustering.anchors import load_anchors
 from topiclens.clustering.cohesion import ANCHOR_MIN_USE
@@ -17,8 +17,8 @@ from topiclens.store.importer import import_bundled
 from topiclens.store.models import Entry
 from topiclens.store.text import entry_id
 
-LABELS = Path(__file__).resolve().parent.parent / "bench" / "corpora" / "bundled-labels.jsonl"
-pytestmark = pytest.mark.xdist_group("topics")
+LABELS = ROOT / "bench" / "corpora" / "bundled-labels.jsonl"
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("topics")]
 
 
 @pytest.fixture(scope="module")

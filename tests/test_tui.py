@@ -8,11 +8,22 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from conftest import READER_TOPICS
+from helpers import (
+    HOSTILE,
+    MIXED_NAME,
+    READER_TOPICS,
+    SIZE,
+    line_text,
+    make_trust_store,
+    palette_hits,
+    run,
+    screen_lines,
+    settle,
+    wait_until,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.pilot import Pilot
@@ -30,44 +41,6 @@ from topiclens.tui.screens import (
     SearchScreen,
 )
 
-SIZE = (120, 34)
-
-Scenario = Callable[[TopicLensApp, MainScreen, Pilot[None]], Awaitable[None]]
-
-
-def run(
-    store_path: Path,
-    scenario: Scenario,
-    *,
-    keymap: Path | None = None,
-    size: tuple[int, int] = SIZE,
-    poll_interval: float = 60.0,
-) -> None:
-    """Open the reader on ``store_path`` at a fixed size and play ``scenario``."""
-
-    async def go() -> None:
-        with Store(store_path) as store:
-            app = TopicLensApp(
-                store,
-                keymap_file=keymap or store_path.parent / "no-keymap.toml",
-                poll_interval=poll_interval,
-            )
-            async with app.run_test(size=size) as pilot:
-                await settle(pilot)
-                screen = app.screen
-                assert isinstance(screen, MainScreen)
-                await scenario(app, screen, pilot)
-
-    asyncio.run(go())
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 # --- start ---------------------------------------------------------------------------
 
 
@@ -77,7 +50,7 @@ def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
             topics = store.topics()
             first = topics[0]
             rows = store.topic_rows(first.id)
-        assert s.view == View("topic", first.id)
+        assert s.state.view == View("topic", first.id)
         assert [r[0] for r in s.entry_list.rows] == [r[0] for r in rows]
         assert s.detail is not None and s.detail.entry.id == rows[0][0]
         assert s.detail.topic is not None and s.detail.topic.id == first.id
@@ -97,11 +70,11 @@ def test_move_within_panes_and_between_them(reader_store: Path):
         topics = s.topics
         await pilot.press("j")
         await settle(pilot)
-        assert s.view == View("topic", topics[1].id)
+        assert s.state.view == View("topic", topics[1].id)
         assert s.entry_list.rows[0][0] == s.detail.entry.id
         await pilot.press("k")
         await settle(pilot)
-        assert s.view == View("topic", topics[0].id)
+        assert s.state.view == View("topic", topics[0].id)
 
         await pilot.press("l")
         assert app.focused is s.entry_list
@@ -143,7 +116,7 @@ def test_next_and_previous_entry_from_any_pane(reader_store: Path):
         assert app.focused is s.topic_list
         await pilot.press("n", "n")
         assert s.entry_list.cursor == 2
-        assert s.view == View("topic", s.topics[0].id)  # the topic did not move
+        assert s.state.view == View("topic", s.topics[0].id)  # the topic did not move
         await pilot.press("l", "l")
         assert app.focused is s.detail_pane
         await pilot.press("p")
@@ -158,7 +131,7 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
         await pilot.press("j", "enter")
         await settle(pilot)
         assert app.focused is s.entry_list
-        assert s.view == View("topic", s.topics[1].id)
+        assert s.state.view == View("topic", s.topics[1].id)
         await pilot.press("j", "enter")
         entry_id = s.entry_list.rows[1][0]
         assert app.focused is s.detail_pane
@@ -228,7 +201,7 @@ def test_bookmark_is_written_at_once_and_listed(reader_store: Path):
         last = s.entry_list.rows[0][0]
         await pilot.press("B")
         await settle(pilot)
-        assert s.view == View("bookmarks")
+        assert s.state.view == View("bookmarks")
         assert [r[0] for r in s.entry_list.rows] == [last, first]  # newest bookmark first
         assert s.topic_list.item(0).name == "Bookmarks"
         await pilot.press("j", "b")  # remove the first one again
@@ -271,7 +244,7 @@ def test_read_toggle_and_unread_only(reader_store: Path):
         assert first in s.entry_list.read
         total = len(s.entry_list.rows)
         await pilot.press("j", "u")
-        assert s.unread_only
+        assert s.state.unread_only
         assert first not in [r[0] for r in s.entry_list.rows]
         assert len(s.entry_list.rows) == total - 1
         await pilot.press("u")
@@ -296,7 +269,7 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         with Store(reader_store) as store:
             expected = search(store, "投机解码")  # the concept-aware search
         assert expected
-        assert s.view == View("search", query="投机解码")
+        assert s.state.view == View("search", query="投机解码")
         assert [r[0] for r in s.entry_list.rows] == expected
         assert s.topic_list.item(0).name == "Search: 投机解码"
         assert app.focused is s.entry_list
@@ -314,8 +287,8 @@ def test_search_chinese_and_english_shows_a_pseudo_topic(reader_store: Path):
         app.screen.query_one("#search-input").value = ""
         await pilot.press("enter")  # empty clears the search
         await settle(pilot)
-        assert s.search_query is None
-        assert s.view is not None and s.view.kind == "topic"
+        assert s.state.search_query is None
+        assert s.state.view is not None and s.state.view.kind == "topic"
 
     run(reader_store, scenario)
 
@@ -334,7 +307,7 @@ def test_overview_lists_every_topic_and_enter_jumps(reader_store: Path):
         await pilot.press("j", "j", "enter")
         await settle(pilot)
         assert app.screen is s
-        assert s.view == View("topic", s.topics[2].id)
+        assert s.state.view == View("topic", s.topics[2].id)
         assert app.focused is s.entry_list
 
     run(reader_store, scenario)
@@ -450,11 +423,7 @@ def test_changes_made_elsewhere_are_picked_up(reader_store: Path):
         with Store(reader_store) as other:
             other.rename_topic(s.topics[0].id, "Renamed elsewhere")
             other.toggle_bookmark(s.entry_list.rows[0][0])
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if s.topics[0].name == "Renamed elsewhere":
-                break
-        assert s.topics[0].name == "Renamed elsewhere"
+        await wait_until(pilot, lambda: s.topics[0].name == "Renamed elsewhere", "the poll")
         assert s.entry_list.rows[0][0] in s.entry_list.bookmarks
         assert s.topic_list.item(0).name == "Bookmarks"
 
@@ -510,15 +479,16 @@ def test_command_palette_jumps_to_topic(reader_store: Path):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*f"jump to topic: {target.name[:10]}")
-        await pilot.pause(0.3)
+        jump = f"Jump to topic: {target.name}"
+        await wait_until(pilot, lambda: palette_hits(app)[:1] == [jump], "the palette's hits")
         await pilot.press("enter")
         await settle(pilot)
-        assert s.view == View("topic", target.id)
+        assert s.state.view == View("topic", target.id)
 
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Overview")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: palette_hits(app)[:1] == ["Overview"], "the hits")
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, OverviewScreen)
@@ -584,7 +554,7 @@ def test_fixture_topics_cover_the_corpus(reader_store: Path):
 
 
 def test_reader_doc_lists_every_binding():
-    from conftest import ROOT
+    from helpers import ROOT
     from topiclens.tui.commands import ALL
 
     doc = (ROOT / "docs" / "reader.md").read_text(encoding="utf-8")
@@ -604,7 +574,7 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
     import threading
 
     import topiclens.clustering
-    from conftest import make_reader_store
+    from helpers import make_reader_store
 
     release = threading.Event()
     calls: list[str] = []
@@ -631,25 +601,18 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             from textual.widgets import ProgressBar
 
             bar = s.query_one("#progress-bar", ProgressBar)
-            for _ in range(100):
-                if calls:
-                    break
-                await pilot.pause(0.05)
-            await pilot.pause(0.1)
+            await wait_until(pilot, lambda: bar.progress == 50, "the worker's progress report")
             stage = str(s.query_one("#progress-stage").render())
             assert "Grouping the entries into topics" in stage
             assert (bar.total, bar.progress) == (100, 50)
-            s.first_start.show("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
+            s.show_progress("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
             assert bar.total is None
             assert "Reading the entries" in str(s.query_one("#progress-stage").render())
-            s.first_start.show("kmeans", 0.5)
+            s.show_progress("kmeans", 0.5)
             assert (bar.total, bar.progress) == (100, 50)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
-            for _ in range(100):
-                if s.topics:
-                    break
-                await pilot.pause(0.05)
+            await wait_until(pilot, lambda: s.topics, "the topics")
             await settle(pilot)
             with Store(store.path) as other:
                 assert [t.id for t in s.topics] == [t.id for t in other.topics()]
@@ -738,10 +701,9 @@ def test_first_start_with_the_real_clustering(data_dir: Path):
             async with app.run_test(size=SIZE) as pilot:
                 s = app.screen
                 assert isinstance(s, MainScreen)
-                for _ in range(1200):
-                    if s.topics and not s.preparing:
-                        break
-                    await pilot.pause(0.1)
+                await wait_until(
+                    pilot, lambda: s.topics and not s.preparing, "the grouping", timeout=120
+                )
                 await settle(pilot)
                 assert len(s.topics) > 1
                 assert sum(t.size for t in s.topics) == store.count_entries() == 109
@@ -827,11 +789,11 @@ def test_wrap_cells_fills_lines_the_chinese_way(reader_store: Path):
 
 def test_wrap_tokens_split_chinese_characters_and_keep_words(reader_store: Path):
     """The tokenizer behind wrap_cells: white space runs, one token per wide character
-    (two terminal cells by store.text.char_cells: ideographs, kana, CJK and full-width
+    (two terminal cells by topiclens.text.char_cells: ideographs, kana, CJK and full-width
     punctuation), other runs whole."""
     import random
 
-    from topiclens.store.text import char_cells
+    from topiclens.text import char_cells
     from topiclens.tui.wrap import tokens
 
     def spec(para: str) -> list[str]:
@@ -883,6 +845,35 @@ def test_mouse_click_moves_the_cursor_and_double_click_opens(reader_store: Path)
             assert store.read_ids() == {s.entry_list.rows[3][0]}
 
     run(reader_store, scenario)
+
+
+def test_the_main_screen_is_one_class_with_one_handler_per_event():
+    """MainScreen derives from Screen alone (no mixins), and no message reaches two of its
+    handlers: Textual would run both, a decorated one and one named by convention."""
+    import ast
+    import inspect
+    from functools import reduce
+
+    from textual.message import Message
+    from textual.screen import Screen
+    from topiclens.tui import main_screen
+
+    assert MainScreen.__bases__ == (Screen,)
+    tree = ast.parse(inspect.getsource(MainScreen))
+    handled: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if node.name.startswith("on_"):
+            handled.append(node.name)  # Textual's naming convention
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "on":
+                name = ast.unparse(decorator.args[0])  # e.g. EntryList.Highlighted
+                message = reduce(getattr, name.split("."), main_screen)
+                assert issubclass(message, Message)
+                handled.append(message.handler_name)
+    assert "on_worker_state_changed" in handled and "on_resize" in handled
+    assert sorted(handled) == sorted(set(handled))
 
 
 def test_every_binding_has_an_id_a_keymap_accepts():
@@ -939,60 +930,8 @@ def test_visited_topics_stay_in_memory_up_to_a_row_budget(
 
 # --- hostile text: nothing from the data drives the terminal or parses as markup -------
 
-HOSTILE = (
-    "clipboard \x1b]52;c;cHduZWQ=\x07 set",
-    "window \x1b]0;pwned\x07 title",
-    "screen \x1b[2J cleared",
-    "c1 \x9b31m csi and \x85 next line",
-    "bidi \u202eoverride\u202c here",
-    "isolate \u2066inside\u2069 here",
-    "closing [/] tag",
-    "[@click=app.quit]click me[/]",
-    "[b]bold[/b] KV cache [WIP]",
-    "tab\tand\nnewline \x00 nul \x7f del",
-)
 # what a terminal would act on: C0 but tab and newline, DEL, C1, and bidi controls
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-TOPIC_NAMES = ("C++ [/draft]", "[@click=app.quit]quit[/]", "KV cache [WIP] \x1b]0;t\x07\u202e")
-
-
-@pytest.fixture
-def hostile_store(reader_store: Path) -> Path:
-    """The reader store, plus entries whose every field is hostile (newest, so the first
-    topic shows them first), topics with markup in their names and a hostile note."""
-    from topiclens.store.models import Entry
-
-    with Store(reader_store) as store:
-        first = store.topics()[0]
-        entries = [
-            Entry(
-                f"{i:016x}",
-                title,
-                f"summary {title}\nsecond line {title}",
-                comment=f"comment {title}",
-                source=f"src {title}",
-                category=title,
-                date="2099-01-01",
-                url=f"https://example.com/{title}",
-            )
-            for i, title in enumerate(HOSTILE)
-        ]
-        store.add_entries(entries)
-        ids = [e.id for e in entries]
-        store.add_assignments(
-            {e: (first.id, 0.5, ["[/]", "\x1b]0;term\x07"]) for e in ids},
-            {e: [(o, 0.5) for o in ids if o != e][:3] for e in ids},
-        )
-        for topic, name in zip(store.topics(), TOPIC_NAMES, strict=False):
-            store.rename_topic(topic.id, name)
-        store.set_note(ids[0], "note \x1b]52;c;cHduZWQ=\x07 [/] [b]x\nline two")
-    return reader_store
-
-
-def screen_lines(app: TopicLensApp) -> list[str]:
-    """The text of every cell line of the screen as the terminal gets it (toasts and
-    dialogs included), from Textual's compositor: no public API gives the whole screen."""
-    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
 
 
 def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, tmp_path: Path):
@@ -1029,10 +968,14 @@ def test_hostile_text_reaches_no_pane_as_control_or_markup(hostile_store: Path, 
         await look(app, pilot, "export")
         await pilot.press("escape", "slash", *"x[/]", "enter")
         lines = await look(app, pilot, "search")
-        assert s.view == View("search", query="x[/]")
+        assert s.state.view == View("search", query="x[/]")
         assert any("Search: x[/]" in line for line in lines)
         await pilot.press("ctrl+p", *"jump to topic")
-        await pilot.pause(0.3)
+        await wait_until(
+            pilot,
+            lambda: any(h.startswith("Jump to topic") for h in palette_hits(app)),
+            "the palette's hits",
+        )
         await look(app, pilot, "palette")
         await pilot.press("escape")
         assert app.is_running
@@ -1104,10 +1047,7 @@ def test_closing_while_topics_are_grouped_is_quiet(
         with Store.open_dir(data_dir) as store:
             app = TopicLensApp(store, keymap_file=data_dir / "none.toml", poll_interval=60)
             async with app.run_test(size=SIZE) as pilot:
-                for _ in range(200):
-                    if started.is_set():
-                        break
-                    await pilot.pause(0.05)
+                await wait_until(pilot, started.is_set, "the grouping's start")
                 await pilot.press("q")
             assert stopped.wait(5)
 
@@ -1143,44 +1083,11 @@ def test_detail_and_list_lines_never_carry_a_control(texts: list[str], width: in
 
 # --- topics a reader can trust: cohesion, mixed topics, "also here" rows ------------------
 
-TRUST_COHESION = {1: 0.72, 2: 0.12, 3: 0.55, 4: 0.41, 5: None}
-MIXED_NAME = "Mixed: moe, kernel, cuda"
-
-
-def make_trust_store(path: Path) -> None:
-    """The reader fixture's topics as a clustering that measures them leaves them: the
-    largest (MoE and GPU kernels) found mixed and named so, a cohesion for the others (one
-    not measured), and each entry also listed under the other topics whose words it uses."""
-    words = {tid: w for tid, _, w in READER_TOPICS}
-    with Store(path) as store:
-        assigned: dict[str, tuple[int, float, list[str]]] = {}
-        also: list[tuple[str, int, float]] = []
-        for entry in store.entries():
-            found = store.assignment(entry.id)
-            assert found is not None
-            assigned[entry.id] = (found.topic_id, found.score, found.terms)
-            text = entry.text().lower()
-            for tid, w in words.items():
-                hits = [x for x in w if x in text]
-                if hits and tid != found.topic_id:
-                    also.append((entry.id, tid, 0.1 * len(hits)))
-        topics = [
-            t._replace(name=MIXED_NAME, mixed=True, cohesion=0.12)
-            if t.id == 2
-            else t._replace(cohesion=TRUST_COHESION[t.id])
-            for t in store.topics()
-        ]
-        store.replace_topics(topics, assigned, also=also)
-
 
 @pytest.fixture
 def trust_store(reader_store: Path) -> Path:
     make_trust_store(reader_store)
     return reader_store
-
-
-def line_text(widget: object, y: int) -> str:
-    return "".join(seg.text for seg in widget.render_line(y))  # type: ignore[attr-defined]
 
 
 def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
@@ -1190,7 +1097,7 @@ def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
             largest = max(topics, key=lambda t: t.size)
         assert largest.mixed and largest.name == MIXED_NAME
         assert topics[-1] == largest  # listed after every coherent topic
-        assert s.view == View("topic", topics[0].id) and not topics[0].mixed
+        assert s.state.view == View("topic", topics[0].id) and not topics[0].mixed
         items = [s.topic_list.item(i) for i in range(s.topic_list.item_count)]
         assert [(i.name, i.mixed) for i in items if i is not None][-1] == (MIXED_NAME, True)
         assert s.detail is not None and s.detail.topic == topics[0]
@@ -1200,7 +1107,7 @@ def test_opens_on_a_coherent_topic_when_the_largest_is_mixed(trust_store: Path):
 
 def test_a_re_cluster_elsewhere_reopens_on_a_coherent_topic(trust_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        first = s.view
+        first = s.state.view
         with Store(trust_store) as other:  # another process re-clusters: the topic is gone
             kept = [t for t in other.topics() if View("topic", t.id) != first]
             moved = kept[0].id
@@ -1212,8 +1119,8 @@ def test_a_re_cluster_elsewhere_reopens_on_a_coherent_topic(trust_store: Path):
             other.replace_topics([t._replace(size=sizes[t.id]) for t in kept], assigned)
         await pilot.press("R")
         await settle(pilot)
-        assert s.view is not None and s.view != first
-        assert not next(t for t in s.topics if t.id == s.view.topic_id).mixed
+        assert s.state.view is not None and s.state.view != first
+        assert not next(t for t in s.topics if t.id == s.state.view.topic_id).mixed
 
     run(trust_store, scenario)
 
@@ -1232,7 +1139,7 @@ def test_also_rows_are_marked_and_the_detail_says_where_else(trust_store: Path):
         assert str(entries.border_title) == f"{kv.name} · {len(own)} + {len(also)} also here"
         # the topic's unread count is its own entries', not its also rows'
         item = next(s.topic_list.item(i) for i in range(s.topic_list.item_count)
-                    if s.topic_list.item(i).view == s.view)  # fmt: skip
+                    if s.topic_list.item(i).view == s.state.view)  # fmt: skip
         assert item.unread == unread == len(own)
         assert "also here" not in line_text(entries, 0)
         await pilot.press("G")  # the last row: an also row

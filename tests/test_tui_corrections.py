@@ -1,4 +1,4 @@
-"""Issue 13 in the reader: every topic correction in a few keys, driven with Pilot on the
+"""The topic corrections in the reader: every one in a few keys, driven with Pilot on the
 bundled corpus clustered for real (once per test process, in conftest; each test on its own copy),
 asserting on the store, the screen's state and the toasts."""
 
@@ -9,8 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, dump_store
-from test_tui import run, settle
+from helpers import ROOT, dump_store, run, settle
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList
 from topiclens.clustering import cluster_store
@@ -85,7 +84,7 @@ def kv_cache_entries() -> set[str]:
     return {r["id"] for r in rows if r["topic"] == "KV cache"}
 
 
-# --- the issue's done-when, in the reader ----------------------------------------------
+# --- what the corrections promise, in the reader ---------------------------------------
 
 
 def test_topic_from_the_search_kv_cache_gathers_the_kv_cache_entries(db: Path):
@@ -106,7 +105,7 @@ def test_topic_from_the_search_kv_cache_gathers_the_kv_cache_entries(db: Path):
         assert app.screen is s
         made = [t for t in s.topics if t.name == "My KV"]
         assert len(made) == 1
-        assert s.view == View("topic", made[0].id)  # the new topic is shown
+        assert s.state.view == View("topic", made[0].id)  # the new topic is shown
         assert kv_cache_entries() <= members(db, made[0].id)
         assert {r[0] for r in s.entry_list.rows} >= kv_cache_entries()
         message, severity = toasts(app)[-1]
@@ -129,7 +128,7 @@ def test_move_an_entry_pins_it_in_the_topic_chosen_from_the_fuzzy_list(db: Path)
         await pick(pilot, "specdec")  # fuzzy: s-p-e-c ... d-e-c
         assert app.screen is s
         assert topic_of(db, entry_id) == target.id
-        assert s.view == View("topic", target.id)
+        assert s.state.view == View("topic", target.id)
         assert s.entry_list.current_id == entry_id  # the moved entry under the cursor
         assert s.detail is not None and s.detail.topic is not None
         assert s.detail.topic.id == target.id
@@ -160,7 +159,7 @@ def test_merge_two_topics_in_a_few_keys(db: Path):
         await settle(pilot)
         assert app.screen is s
         merged = next(t for t in s.topics if t.name == "Decoding and KV")
-        assert s.view == View("topic", merged.id)
+        assert s.state.view == View("topic", merged.id)
         assert merged.id == first.id and second.id not in {t.id for t in s.topics}
         assert len(s.topics) == len(before) - 1
         assert together <= members(db, merged.id)
@@ -179,7 +178,7 @@ def test_hide_a_topic_then_show_it_again_from_the_list_of_hidden_ones(db: Path):
         await pilot.press("H")
         await settle(pilot)
         assert hidden.id not in {t.id for t in s.topics}
-        assert s.view is not None and s.view.topic_id != hidden.id
+        assert s.state.view is not None and s.state.view.topic_id != hidden.id
         # its entries went to their next-best topics
         assert all(topic_of(db, e) not in (None, hidden.id) for e in its_entries)
         assert "Megakernels" in toasts(app)[-1][0]
@@ -194,7 +193,7 @@ def test_hide_a_topic_then_show_it_again_from_the_list_of_hidden_ones(db: Path):
         await pilot.press("enter")
         await settle(pilot)
         assert hidden.id in {t.id for t in s.topics}
-        assert s.view == View("topic", hidden.id)
+        assert s.state.view == View("topic", hidden.id)
         assert members(db, hidden.id) == its_entries
 
     run(db, hide)
@@ -280,9 +279,10 @@ def test_undo_takes_the_last_correction_back_then_the_one_before(db: Path):
 
 
 def test_the_done_when_every_correction_in_a_few_keys_lasts_through_re_clusters(db: Path):
-    """The issue's "done when", as a new user would: a topic from "KV cache, KV 缓存", an
-    entry moved, two topics merged, one hidden (undone, hidden again), each in a few keys;
-    then `cluster` and `cluster --k 8`, and the reader opened again shows every one."""
+    """What the corrections promise, as a new user would try it: a topic from "KV cache,
+    KV 缓存", an entry moved, two topics merged, one hidden (undone, hidden again), each in
+    a few keys; then `cluster` and `cluster --k 8`, and the reader opened again shows every
+    one."""
     before = topics_of(db)
     spec = next(t for t in before.values() if t.name == "Speculative decoding")
     inter = next(t for t in before.values() if t.name == "Interconnects")
@@ -300,8 +300,8 @@ def test_the_done_when_every_correction_in_a_few_keys_lasts_through_re_clusters(
         await type_text(pilot, "My KV")
         await pilot.press("enter", "enter")
         await settle(pilot)
-        assert s.view is not None and s.view.topic_id is not None
-        made.append(s.view.topic_id)
+        assert s.state.view is not None and s.state.view.topic_id is not None
+        made.append(s.state.view.topic_id)
         s.jump_to_topic(spec.id)
         await settle(pilot)
         moved.append(s.entry_list.current_id or "")

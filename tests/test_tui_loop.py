@@ -1,4 +1,4 @@
-"""The reading loop (issue 14): notes kept through any bookmark key, the export dialog's
+"""The reading loop: notes kept through any bookmark key, the export dialog's
 format and memory, keymap conflicts, n/p marking as they go, titles drawn to the room."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from test_tui import line_text, run
+from helpers import line_text, run
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, RadioButton, Static
 from topiclens.store import Store
-from topiclens.store.text import cell_width, fit_cells
+from topiclens.text import cell_width, fit_cells
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
@@ -177,7 +177,7 @@ def test_next_marks_read_and_carries_on_into_the_next_topic(reader_store: Path):
         s.entry_list.move_cursor(len(rows) - 1)  # the topic's last entry
         await pilot.press("n")
         await pilot.pause()
-        assert s.view == View("topic", second.id)
+        assert s.state.view == View("topic", second.id)
         assert s.entry_list.cursor == 0
         head = s.entry_list.rows[0][0]
         assert s.detail.entry.id == head and head in s.read
@@ -191,7 +191,7 @@ def test_next_marks_read_and_carries_on_into_the_next_topic(reader_store: Path):
         await pilot.press("n")
         await pilot.pause()
         assert "Last entry of the last topic." in toasts(app)
-        assert s.view == View("topic", last.id) and s.entry_list.current_id == at
+        assert s.state.view == View("topic", last.id) and s.entry_list.current_id == at
 
     run(reader_store, scenario)
 
@@ -245,7 +245,7 @@ def test_entries_command_cuts_titles_to_the_terminal_only(
     piped = capsys.readouterr().out.splitlines()
     assert any(line.endswith(title) for line in piped)  # piped: whole
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
-    monkeypatch.setattr("shutil.get_terminal_size", lambda *a: os.terminal_size((80, 24)))
+    monkeypatch.setattr("shutil.get_terminal_size", lambda *a, **k: os.terminal_size((80, 24)))
     assert main(["--data-dir", data_dir, "entries"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(piped) and max(cell_width(line) for line in lines) <= 80

@@ -1,4 +1,4 @@
-"""The reading loop (issue 14, part A), driven with Pilot: open and copy the link, mark a
+"""The reading loop, driven with Pilot: open and copy the link, mark a
 list or everything read, next unread across topics, Space to read on, delete with undo,
 the entry maximised, and the message on a terminal too small for the panes."""
 
@@ -11,17 +11,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import dump_store
-from test_tui import run, screen_lines
+from helpers import dump_store, run, screen_lines
 from textual.pilot import Pilot
 from textual.widgets import Static
 from topiclens.store import Store
 from topiclens.store.models import Entry
 from topiclens.store.text import entry_id as make_id
 from topiclens.tui.app import TopicLensApp
-from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.links import in_terminal
+from topiclens.tui.main_screen import MIN_HEIGHT, MIN_WIDTH, MainScreen
 from topiclens.tui.model import View
-from topiclens.tui.reading_loop import MIN_HEIGHT, MIN_WIDTH, in_terminal
 from topiclens.tui.widgets.topic_list import TopicItem
 
 URL = "https://example.org/speculative?q=投机&x=1"
@@ -284,7 +283,7 @@ def test_next_unread_goes_across_topics_and_wraps_once(reader_store: Path):
             store.set_read(rows[0], False)  # one unread left behind, above the cursor
         await pilot.press("R")
         await pilot.press("U")
-        assert s.view == View("topic", second.id) and s.entry_list.cursor == 0
+        assert s.state.view == View("topic", second.id) and s.entry_list.cursor == 0
         assert s.detail.entry.id == s.entry_list.rows[0][0] and s.detail.read
         assert f"Next topic: {second.name}" in toasts(app)
         # every other topic read: U comes round to the first topic's unread entry
@@ -292,7 +291,7 @@ def test_next_unread_goes_across_topics_and_wraps_once(reader_store: Path):
             store.set_read_many(e for e in store.entry_ids() if e != rows[0])
         await pilot.press("R")
         await pilot.press("U")
-        assert s.view == View("topic", first.id) and s.entry_list.current_id == rows[0]
+        assert s.state.view == View("topic", first.id) and s.entry_list.current_id == rows[0]
         with Store(reader_store) as store:
             assert rows[0] in store.read_ids()
         await pilot.press("U")

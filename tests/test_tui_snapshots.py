@@ -5,18 +5,15 @@ Update after a deliberate change of look with ``pytest tests/test_tui_snapshots.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from test_tui import make_trust_store
-from textual.pilot import Pilot
+from helpers import KEYMAP, before, make_trust_store
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.theme import LIGHT
 
 SIZE = (120, 34)
-KEYMAP = Path("/home/user/.config/topiclens/keymap.toml")  # shown in help; never read
 
 
 @pytest.fixture
@@ -36,20 +33,6 @@ def trust_app(reader_store: Path):
     make_trust_store(reader_store)
     with Store(reader_store) as store:
         yield TopicLensApp(store, keymap_file=KEYMAP, cluster=False, poll_interval=3600)
-
-
-def before(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
-    async def run(pilot: Pilot[None]) -> None:
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if keys:
-            await pilot.press(*keys)
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        pilot.app.clear_notifications()
-        await pilot.pause()
-
-    return run
 
 
 def test_main_screen(snap_compare, reader_app: TopicLensApp):

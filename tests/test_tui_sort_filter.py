@@ -1,4 +1,4 @@
-"""Sort (`s`), filter (`f`) and the reader's place remembered between starts (issue 14)."""
+"""Sort (`s`), filter (`f`) and the reader's place remembered between starts."""
 
 from __future__ import annotations
 
@@ -6,19 +6,19 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tui import hostile_store as hostile_store  # the fixture, re-exported
-from test_tui import run, screen_lines, settle
+from helpers import run, screen_lines, settle
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Label, OptionList, Select, TextArea
 from topiclens.store import Store
-from topiclens.store.text import terminal_line
+from topiclens.text import terminal_line
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import Row, View
 from topiclens.tui.screens.filter import FilterScreen
 from topiclens.tui.screens.sort import SortScreen
-from topiclens.tui.sorting import STATE_KEY, SortFilterActions
+from topiclens.tui.state import STATE_KEY, ReaderState
 from topiclens.tui.views import RowFilter, arrange_rows, date_problem
+from topiclens.tui.widgets import EntryList
 
 
 def ids(s: MainScreen) -> list[str]:
@@ -78,7 +78,7 @@ def test_sort_key_orders_the_list_and_says_so(reader_store: Path):
         await pilot.press("j", "j")
         current = s.entry_list.current_id
         await choose_sort(app, pilot, 1)  # source
-        assert app.screen is s and s.sort == "source"
+        assert app.screen is s and s.state.sort == "source"
         rows = s.entry_list.rows
         keys = [r[2].casefold() for r in rows]
         assert keys == sorted(keys) and len(rows) == len(by_date)
@@ -100,7 +100,7 @@ def test_sort_key_orders_the_list_and_says_so(reader_store: Path):
         assert str(s.entry_list.border_subtitle) == ""
         await pilot.press("s", "escape")  # Escape leaves the sort as it was
         await pilot.pause()
-        assert app.screen is s and s.sort == "date"
+        assert app.screen is s and s.state.sort == "date"
 
     run(reader_store, scenario)
 
@@ -157,7 +157,7 @@ def test_filter_by_source_and_dates_then_clear_with_one_key(reader_store: Path):
         await pilot.press("ctrl+r")  # one key clears every filter, from inside an input
         await pilot.pause()
         assert app.screen is s
-        assert s.row_filter == RowFilter() and not s.unread_only
+        assert s.state.row_filter == RowFilter() and not s.state.unread_only
         assert ids(s) == [r[0] for r in everything]
         assert str(s.entry_list.border_subtitle) == ""
 
@@ -170,7 +170,7 @@ def test_filter_unread_is_the_u_state_and_bookmarked_only(reader_store: Path):
         read_one = s.entry_list.rows[0][0]
         marked = {s.entry_list.rows[1][0], s.entry_list.rows[3][0]}
         await pilot.press("u")
-        assert s.unread_only
+        assert s.state.unread_only
         await pilot.press("f")
         await pilot.pause()
         dialog = app.screen
@@ -187,13 +187,13 @@ def test_filter_unread_is_the_u_state_and_bookmarked_only(reader_store: Path):
         app.screen.query_one("#filter-bookmarked", Checkbox).value = False
         await pilot.click("#filter-apply")
         await pilot.pause()
-        assert not s.unread_only and read_one in ids(s)  # u's state followed the dialog
+        assert not s.state.unread_only and read_one in ids(s)  # u's state followed the dialog
         await pilot.press("f")
         await pilot.pause()
         app.screen.query_one("#filter-bookmarked", Checkbox).value = True
         await pilot.press("escape")  # Escape changes nothing
         await pilot.pause()
-        assert s.row_filter == RowFilter() and read_one in ids(s)
+        assert s.state.row_filter == RowFilter() and read_one in ids(s)
 
     run(reader_store, scenario)
 
@@ -231,7 +231,7 @@ def test_place_sort_and_filter_survive_a_restart(
         await pilot.click("#filter-apply")
         await pilot.pause()
         await pilot.press("u")
-        chosen.update(view=s.view, entry=s.entry_list.current_id, rows=ids(s))
+        chosen.update(view=s.state.view, entry=s.entry_list.current_id, rows=ids(s))
         assert chosen["entry"] is not None
 
     run(reader_store, first)
@@ -239,27 +239,48 @@ def test_place_sort_and_filter_survive_a_restart(
         saved = json.loads(store.get_meta(STATE_KEY) or "{}")
     assert saved["view"] == chosen["view"].topic_id and saved["entry"] == chosen["entry"]
 
-    delivered: list[View] = []
-    original = SortFilterActions.arranged_rows
+    shown: list[list[str]] = []
+    show_rows = EntryList.show_rows
 
-    def spy(self: MainScreen, view: View, found: object, keep: str | None) -> object:
-        delivered.append(view)
-        return original(self, view, found, keep)  # type: ignore[arg-type]
+    def record(self: EntryList, rows: list[Row], *args: object, **kwargs: object) -> None:
+        shown.append([r[0] for r in rows])
+        show_rows(self, rows, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(SortFilterActions, "arranged_rows", spy)
+    monkeypatch.setattr(EntryList, "show_rows", record)
 
     async def second(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        # the first rows shown were the remembered view's: no other view drawn first
-        assert delivered[0] == chosen["view"]
-        assert s.view == chosen["view"]
+        # the first rows the list showed were the remembered view's, sorted and filtered:
+        # no other view drawn first
+        assert shown[0] == chosen["rows"]
+        assert s.state.view == chosen["view"]
         assert s.entry_list.current_id == chosen["entry"]
         assert s.detail is not None and s.detail.entry.id == chosen["entry"]
-        assert s.sort == "title" and s.unread_only
-        assert s.row_filter == RowFilter(since="2024-01")
+        assert s.state.sort == "title" and s.state.unread_only
+        assert s.state.row_filter == RowFilter(since="2024-01")
         assert ids(s) == chosen["rows"]
         assert s.topic_list.item().view == chosen["view"]
         subtitle = str(s.entry_list.border_subtitle)
         assert "unread only" in subtitle and "by title" in subtitle and "since 2024-01" in subtitle
+
+    run(reader_store, second)
+
+
+def test_the_place_is_saved_on_leaving(reader_store: Path):
+    """Moving is enough: the topic and the entry are remembered without a sort or a filter
+    having been changed (the panes are gone when the screen unmounts; the state is not)."""
+    chosen: dict[str, object] = {}
+
+    async def first(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("j", "j", "l", "j", "j", "j")
+        await settle(pilot)
+        chosen.update(view=s.state.view, entry=s.entry_list.current_id)
+        assert chosen["view"] == View("topic", s.topics[2].id)
+
+    run(reader_store, first)
+
+    async def second(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert s.state.view == chosen["view"]
+        assert s.entry_list.current_id == chosen["entry"] and s.entry_list.cursor == 3
 
     run(reader_store, second)
 
@@ -270,7 +291,8 @@ def test_a_state_it_cannot_read_starts_afresh(reader_store: Path):
         first = store.topics()[0]
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        assert s.view == View("topic", first.id) and s.sort == "date" and not s.unread_only
+        assert s.state.view == View("topic", first.id)
+        assert s.state.sort == "date" and not s.state.unread_only
 
     run(reader_store, scenario)
     with Store(reader_store) as store:
@@ -278,8 +300,8 @@ def test_a_state_it_cannot_read_starts_afresh(reader_store: Path):
         store.set_meta(STATE_KEY, json.dumps(gone_topic))
 
     async def stale(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        assert s.view == View("topic", first.id)  # a topic gone since: the first one
-        assert s.sort == "date" and s.row_filter == RowFilter()
+        assert s.state.view == View("topic", first.id)  # a topic gone since: the first one
+        assert s.state.sort == "date" and s.state.row_filter == RowFilter()
         assert s.entry_list.cursor == 0
 
     run(reader_store, stale)
@@ -314,3 +336,94 @@ def test_hostile_sources_and_notes_reach_no_dialog_as_markup_or_control(
         assert all("\x1b" not in line for line in screen_lines(app))
 
     run(hostile_store, scenario)
+
+
+# --- the saved place, read and written as one ------------------------------------------
+
+DEEP = "[" * 30_000 + "]" * 30_000  # deeper than json's recursion, under the size cap
+
+
+def test_the_place_round_trips_and_a_search_is_not_saved():
+    state = ReaderState(
+        view=View("topic", 3),
+        entry="abc",
+        unread_only=True,
+        sort="title",
+        row_filter=RowFilter(source="arXiv", since="2025-01", until="2025-03-31", bookmarked=True),
+        search_query="kv",
+    )
+    back, problem = ReaderState.from_json(state.to_json())
+    assert problem is None
+    assert back == ReaderState(
+        View("topic", 3), "abc", True, "title", state.row_filter, search_query=None
+    )
+    bookmarks, _ = ReaderState.from_json(ReaderState(View("bookmarks"), "x").to_json())
+    assert (bookmarks.view, bookmarks.entry) == (View("bookmarks"), "x")
+    searching = ReaderState(View("search", query="kv"), "x", search_query="kv")
+    assert ReaderState.from_json(searching.to_json()) == (ReaderState(), None)
+
+
+def test_a_place_saved_before_reads_the_same():
+    """The stored form written by earlier versions of the reader."""
+    saved = (
+        '{"view": 2, "entry": "e1", "unread_only": false, "sort": "source", '
+        '"filter": {"source": null, "since": "2024-01", "until": "", "bookmarked": false}}'
+    )
+    state, problem = ReaderState.from_json(saved)
+    assert problem is None
+    assert state == ReaderState(View("topic", 2), "e1", False, "source", RowFilter(since="2024-01"))
+    assert ReaderState.from_json('{"view": "bookmarks"}') == (
+        ReaderState(View("bookmarks")),
+        None,
+    )
+    assert ReaderState.from_json(None) == ReaderState.from_json("") == (ReaderState(), None)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("{not json", "it is not JSON"),
+        (DEEP, "it is nested too deep"),
+        ('{"view": ' * 3_000 + "1" + "}" * 3_000, "it is nested too deep"),
+        ('{"entry": "' + "x" * 70_000 + '"}', "it is too large"),
+        ("[1, 2]", "it is not a JSON object"),
+        ("null", "it is not a JSON object"),
+    ],
+    ids=["not-json", "deep-list", "deep-object", "too-large", "a-list", "null"],
+)
+def test_a_place_it_cannot_read_is_the_defaults_with_one_sentence(text: str, why: str):
+    state, problem = ReaderState.from_json(text)
+    assert state == ReaderState()
+    assert problem is not None and why in problem
+
+
+def test_the_readable_part_of_a_place_is_kept():
+    text = json.dumps(
+        {
+            "view": [1],
+            "entry": "kept",
+            "unread_only": "yes",
+            "sort": "title",
+            "filter": {"since": 5},
+        }
+    )
+    state, problem = ReaderState.from_json(text)
+    assert state == ReaderState(entry="kept", sort="title")
+    assert problem is not None and "(view, unread_only, filter)" in problem
+
+
+def test_a_deeply_nested_place_starts_afresh_with_one_warning(reader_store: Path):
+    with Store(reader_store) as store:
+        store.set_meta(STATE_KEY, DEEP)
+        first = store.topics()[0]
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert s.state.view == View("topic", first.id) and s.entry_list.cursor == 0
+        warnings = [n for n in app._notifications if n.severity == "warning"]
+        assert len(warnings) == 1 and "nested too deep" in str(warnings[0].message)
+        await pilot.press("j")
+
+    run(reader_store, scenario)
+    with Store(reader_store) as store:  # and the place is saved whole again on leaving
+        state, problem = ReaderState.from_json(store.get_meta(STATE_KEY))
+    assert problem is None and state.view is not None and state.view.kind == "topic"

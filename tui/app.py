@@ -36,6 +36,7 @@ class TopicLensApp(App[None]):
         keymap_file: Path | None = None,
         cluster: bool = True,
         poll_interval: float = 2.0,
+        feed_check: float | None = None,
         theme: str | None = None,
     ) -> None:
         super().__init__()
@@ -48,12 +49,16 @@ class TopicLensApp(App[None]):
         self.keymap_file = keymap_file if keymap_file is not None else keymap_path()
         self.cluster = cluster
         self.poll_interval = poll_interval
+        self.feed_check = feed_check  # seconds between looks for due feeds (None: default)
         # binding id -> keys, from the user's keymap file (the help screen shows them)
         self.keymap, self.keymap_problems = load_keymap(self.keymap_file)
         self.set_keymap(self.keymap)
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self.store, cluster=self.cluster, poll_interval=self.poll_interval)
+        screen = MainScreen(self.store, cluster=self.cluster, poll_interval=self.poll_interval)
+        if self.feed_check is not None:
+            screen.feed_check = self.feed_check
+        return screen
 
     def on_ready(self) -> None:
         """The first frame is on the terminal."""

@@ -15,8 +15,9 @@ from textual.binding import Binding
 MOVING = "Moving"
 VIEWS = "Entries and views"
 EVERYWHERE = "Everywhere"
-TOPICS = "Topics"  # corrections (issue 13)
-SECTIONS = (MOVING, VIEWS, TOPICS, EVERYWHERE)
+TOPICS = "Topics"  # the topic corrections
+FEEDS = "Feeds"  # subscriptions and their refresh
+SECTIONS = (MOVING, VIEWS, TOPICS, FEEDS, EVERYWHERE)
 
 
 class Command(NamedTuple):
@@ -175,7 +176,7 @@ MAIN: tuple[Command, ...] = (
         footer=True,
     ),
     Command("refresh", "R,f5", "Refresh", "Reload topics and entries from the store", "refresh"),
-    # sort and filter the entry list (issue 14; tui/sorting.py)
+    # sort and filter the entry list
     Command("sort", "s", "Sort", "Sort the entries by date, source or title", "sort"),
     Command(
         "filter",
@@ -184,7 +185,7 @@ MAIN: tuple[Command, ...] = (
         "Filter the entries: one source, a date range, unread only, bookmarked only",
         "filter",
     ),
-    # the reading loop (issue 14, part A: tui/reading_loop.py)
+    # the reading loop: links, marking read, next unread, delete, the entry alone
     Command("open-link", "O", "Open link", "Open the entry's link in the browser", "open_link"),
     Command("copy-link", "y", "Copy link", "Copy the entry's link to the clipboard", "copy_link"),
     Command(
@@ -232,7 +233,7 @@ MAIN: tuple[Command, ...] = (
         "The entry alone on the screen, or the panes again",
         "maximize_entry",
     ),
-    # Topic corrections (issue 13): each lasts across re-clusters and imports; z undoes it.
+    # Topic corrections: each lasts across re-clusters and imports; z undoes it.
     Command(
         "rename-topic",
         "E",
@@ -297,6 +298,23 @@ MAIN: tuple[Command, ...] = (
         "undo_topic",
         section=TOPICS,
     ),
+    # Feeds: R and f5 already reload from the store, so fetching has a key of its own
+    Command(
+        "refresh-feeds",
+        "ctrl+r",
+        "Refresh feeds",
+        "Fetch every feed now: new posts join their topics, marked new",
+        "refresh_feeds",
+        section=FEEDS,
+    ),
+    Command(
+        "feeds",
+        "F",
+        "Feeds",
+        "Your feeds: status, last check, unread; add, rename, remove or refresh one",
+        "feeds",
+        section=FEEDS,
+    ),
 )
 
 # The whole app.
@@ -311,7 +329,7 @@ APP: tuple[Command, ...] = (
         section=EVERYWHERE,
     ),
     Command("quit", "q", "Quit", "Quit topiclens", "quit", footer=True, section=EVERYWHERE),
-    # the theme (issue #14, item 6): tui/theme.py, remembered in the store
+    # the theme: tui/theme.py, remembered in the store
     Command(
         "toggle-theme",
         "ctrl+t",
@@ -338,19 +356,29 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "confirm-yes",
         "confirm-no",
         "export-cancel",
-        # sort, filter, notes, overview ends (issue 14)
+        # sort, filter, notes, overview ends
         "sort-cancel",
         "filter-cancel",
         "filter-clear",
         "note-save",
         "overview-first",
         "overview-last",
-        # topic corrections' dialogs (issue 13)
+        # topic corrections' dialogs
         "topic-name-cancel",
         "picker-cancel",
         "picker-down",
         "picker-up",
         "split-cancel",
         "topic-terms-cancel",
+        # the feeds screen and its dialogs
+        "add-feed",
+        "feeds-rename",
+        "feeds-remove",
+        "feeds-refresh",
+        "feeds-interval",
+        "feeds-close",
+        "feeds-down",
+        "feeds-up",
+        "feed-input-cancel",
     }
 )

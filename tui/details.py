@@ -22,6 +22,12 @@ def load_detail(
         topic = next((t for t in topics if t.id == topic_id), None)
     similar = store.similar(entry_id)
     rows = {r[0]: r for r in store.entry_rows([s for s, _ in similar])}
+    content, feed_name = "", ""
+    if entry.feed_id is not None:
+        found = store.entry_content(entry_id)
+        content = found.text if found is not None else ""
+        feed = store.feed(entry.feed_id)
+        feed_name = feed.display_name if feed is not None else ""
     return Detail(
         entry=entry,
         topic=topic,
@@ -32,4 +38,6 @@ def load_detail(
         bookmark=store.bookmark(entry_id),
         read=entry_id in read,
         note=store.note(entry_id),
+        content=content,
+        feed=feed_name,
     )

@@ -1,5 +1,5 @@
 """Text from the store on its way to the screen: cleaned by the one terminal gate
-(``store.text.terminal_text`` / ``terminal_line``) and never parsed as markup."""
+(``topiclens.text.terminal_text`` / ``terminal_line``) and never parsed as markup."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from textual.content import Content
 from textual.markup import escape
-from topiclens.store.text import cell_width, fit_cells, terminal_line, terminal_text
+from topiclens.text import cell_width, fit_cells, terminal_line, terminal_text
 
 __all__ = [
     "fit_line",
@@ -30,7 +30,7 @@ def markup_literal(text: str) -> str:
 
 @lru_cache(maxsize=16384)
 def fit_line(text: str, width: int) -> str:
-    """``text`` cleaned, cut as the command line cuts it (``store.text.fit_cells``, with an
+    """``text`` cleaned, cut as the command line cuts it (``topiclens.text.fit_cells``, with an
     ellipsis) and padded to exactly ``width`` terminal cells. Cached: the entry list asks
     for the same titles at the same width frame after frame."""
     if width <= 0:

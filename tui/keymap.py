@@ -45,16 +45,31 @@ _ID_LINE = re.compile(r"""^\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*=""")
 def normal_key(key: str) -> str | None:
     """The key as Textual names it in its bindings (``?`` -> ``question_mark``), or None
     when Textual knows no such key (``ctrl+zz``)."""
-    from textual.keys import REPLACED_KEYS, Keys, _character_to_key, key_to_character
+    from textual.keys import REPLACED_KEYS, Keys, key_to_character
 
     *mods, base = key.split("+") if key != "+" else ["+"]
     if not base or any(m not in _MODIFIERS for m in mods):
         return None
     if len(base) == 1:
-        base = _character_to_key(base)
+        named = _key_name(base)
+        if named is None:
+            return None
+        base = named
     elif base not in REPLACED_KEYS and not key_to_character(base) and base not in _named(Keys):
         return None
     return "+".join([*mods, base])
+
+
+def _key_name(character: str) -> str | None:
+    """The name Textual gives a one-character key in a binding (``?`` -> ``question_mark``),
+    from Textual's own reading of a binding's keys; None for one it refuses (``,``)."""
+    from textual.binding import Binding, InvalidBinding
+
+    try:
+        (binding,) = Binding.make_bindings([Binding(character, "")])
+    except (InvalidBinding, ValueError):
+        return None
+    return binding.key
 
 
 def _named(keys: type[Enum]) -> set[str]:

@@ -48,3 +48,6 @@ class Detail:
     read: bool = False
     also: list[Topic] = field(default_factory=list)  # the other topics it is also in
     note: str = ""  # the user's note, kept whether the entry is bookmarked or not
+    # a feed entry's: its whole content as terminal text, and its feed's name
+    content: str = ""
+    feed: str = ""

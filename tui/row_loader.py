@@ -12,6 +12,7 @@ from topiclens.store import Store
 
 from .model import Rows, View
 from .views import RowCache, fetch_rows
+from .workers import READ_AHEAD, ROWS
 
 Deliver = Callable[[View, Rows, str | None], None]
 
@@ -64,7 +65,7 @@ class RowLoader:
                 if not get_current_worker().is_cancelled:
                     self.owner.app.call_from_thread(self._loaded, generation, view, rows, keep)
 
-            self._run(read, "rows")
+            self._run(read, ROWS)
 
     def _loaded(self, generation: int, view: View, rows: Rows, keep: str | None) -> None:
         if generation == self._generation:
@@ -89,7 +90,7 @@ class RowLoader:
                     return
                 self.owner.app.call_from_thread(self._read_ahead_done, generation, v, rows)
 
-        self._run(read, "prefetch")
+        self._run(read, READ_AHEAD)
 
     def _read_ahead_done(self, generation: int, view: View, rows: Rows) -> None:
         if generation == self._generation:

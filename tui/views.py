@@ -94,6 +94,20 @@ def view_title(view: View, n: int, topics: list[Topic], also: int = 0) -> str:
     return f"{title} + {also} also here" if also else title
 
 
+def view_name(view: View, topics: list[Topic]) -> str:
+    """A view as a toast names it: the topic's name, the bookmarks, a search's results."""
+    if view.kind == "topic":
+        return next((t.name for t in topics if t.id == view.topic_id), "this topic")
+    if view.kind == "bookmarks":
+        return "the bookmarks"
+    return f"the results of /{view.query}"
+
+
+def topic_subject(topic: Topic) -> str:
+    """A topic as a dialog names it: its name and its id (what the command line takes)."""
+    return f"{topic.name} #{topic.id}"
+
+
 def empty_text(view: View, unread_only: bool, filtered: bool = False) -> str:
     """What the entry list says when the view has no entries (``filtered``: a filter of
     the ``f`` dialog hides some)."""

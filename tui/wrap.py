@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from topiclens.store.text import cell_width, char_cells
+from topiclens.text import cell_width, char_cells
 
 _SPACE = re.compile(r"(\s+)")
 NO_LINE_START = frozenset("，。、；：！？）」』”’》〉】%…,.;:!?)")

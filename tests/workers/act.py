@@ -1,20 +1,21 @@
 """A second (third…) topiclens process for the crash and concurrency tests.
 
-    python act.py toggle DATA_DIR COUNT MODULUS GO  toggle bookmarks COUNT times
-    python act.py bookmark DATA_DIR NOTE            bookmark every entry, one write each
-    python act.py recluster DATA_DIR ROUNDS K GO    write ROUNDS clustering results
-    python act.py watch DATA_DIR STOPFILE         read while others write, until STOPFILE
+    python act.py toggle DATA_DIR COUNT MODULUS    toggle bookmarks COUNT times
+    python act.py bookmark DATA_DIR NOTE           bookmark every entry, one write each
+    python act.py recluster DATA_DIR ROUNDS K      write ROUNDS clustering results
+    python act.py watch DATA_DIR STOPFILE          read while others write, until STOPFILE
     python act.py hold-import DATA_DIR FILE AFTER  import FILE, stop inside the transaction
 
 Each prints one line per operation *after* the store returned from it (flushed), so the
-test knows exactly which writes had returned when it killed the process. Those given a
-GO file print "ready" once the store is open, then wait for the file to appear: the test
-starts them all at the same moment. Only the public
-Store API is used: this is what the reader, the importer and the clustering do.
+test knows exactly which writes had returned when it killed the process. `toggle` and
+`recluster` print "ready" once the store is open, then wait for a line on their standard
+input: the test starts them all at the same moment. Only the public Store API is used:
+this is what the reader, the importer and the clustering do.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -34,21 +35,23 @@ def ids_in_order(store: Store) -> list[str]:
     return sorted(e.id for e in store.entries())
 
 
-def ready(go: str) -> None:
+def ready() -> None:
+    """Say the store is open, then wait for the test's go (a line on standard input)."""
     say("ready")
-    while not Path(go).exists():
-        time.sleep(0.001)
+    sys.stdin.readline()
 
 
-def toggle(data_dir: str, count: str, modulus: str, go: str) -> None:
+def toggle(data_dir: str, count: str, modulus: str) -> None:
     with Store.open_dir(data_dir) as store:
         ids = ids_in_order(store)
-        ready(go)
+        ready()
         for k in range(int(count)):
             eid = ids[k % int(modulus)]
             say(eid, int(store.toggle_bookmark(eid)))
             store.bookmark_ids()  # as the reader does to redraw its marks
-            time.sleep(0.0005)  # a hand on the keyboard, and a chance for the other process
+            # the pace of a hand on the keyboard: the two processes take turns, which is
+            # what the test is about (without it one could hold the lock for every write)
+            time.sleep(0.0005)
 
 
 def bookmark(data_dir: str, note: str) -> None:
@@ -58,11 +61,11 @@ def bookmark(data_dir: str, note: str) -> None:
             say(eid)
 
 
-def recluster(data_dir: str, rounds: str, k: str, go: str) -> None:
+def recluster(data_dir: str, rounds: str, k: str) -> None:
     """Round g puts every entry in topic (i + g) % K and names the topics after g."""
     with Store.open_dir(data_dir) as store:
         ids = ids_in_order(store)
-        ready(go)
+        ready()
         n = int(k)
         for g in range(int(rounds)):
             sizes = [0] * n
@@ -103,7 +106,7 @@ def watch(data_dir: str, stopfile: str) -> None:
             say("snap", entries, assigned, sized, generations, marks, generation)
             if last:
                 break
-            time.sleep(0.002)
+            time.sleep(0.002)  # the reader's own pace: a few hundred readings a second
         say("changes", changes)
 
 
@@ -116,7 +119,8 @@ def hold_import(data_dir: str, path: str, after: str) -> None:
         for i, entry in enumerate(result.entries):
             if i == int(after):
                 say("inside", i)
-                time.sleep(3600)
+                while True:
+                    signal.pause()  # inside the transaction until the test kills us
             yield entry
 
     with Store.open_dir(data_dir) as store:

@@ -1,27 +1,27 @@
-"""Screens over the reader: topic overview, help, note, search, export, a confirmation and
-the topic corrections' dialogs (a name, a topic picker, split's k, a topic from terms),
-one a file. Their styles (dialogs.tcss) load with the first of them shown, not with the
-reader's first frame."""
+"""Screens over the reader: topic overview, help, note, search, export, the feeds, a
+confirmation and the topic corrections' dialogs (a name, a topic picker, split's k, a
+topic from terms), one a file. Their styles (dialogs.tcss, ``styles.DIALOG_CSS``) load
+with the first of them shown, not with the reader's first frame."""
 
-from pathlib import Path
-
-DIALOG_CSS = Path(__file__).parent.parent / "dialogs.tcss"
-
-from .confirm import ConfirmScreen  # noqa: E402  (they read DIALOG_CSS from here)
-from .export import ExportScreen  # noqa: E402
-from .help import HelpScreen  # noqa: E402
-from .note import NoteScreen  # noqa: E402
-from .overview import OverviewScreen  # noqa: E402
-from .search import SearchScreen  # noqa: E402
-from .split_topic import SplitTopicScreen  # noqa: E402
-from .topic_name import TopicNameScreen  # noqa: E402
-from .topic_picker import TopicPickerScreen  # noqa: E402
-from .topic_terms import TopicTermsScreen  # noqa: E402
+from .confirm import ConfirmScreen
+from .export import ExportScreen
+from .feeds import FeedInputScreen, FeedsScreen
+from .help import HelpScreen
+from .note import NoteScreen
+from .overview import OverviewScreen
+from .search import SearchScreen
+from .split_topic import SplitTopicScreen
+from .styles import DIALOG_CSS
+from .topic_name import TopicNameScreen
+from .topic_picker import TopicPickerScreen
+from .topic_terms import TopicTermsScreen
 
 __all__ = [
     "DIALOG_CSS",
     "ConfirmScreen",
     "ExportScreen",
+    "FeedInputScreen",
+    "FeedsScreen",
     "HelpScreen",
     "NoteScreen",
     "OverviewScreen",

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
 from ..display import literal
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -1,11 +1,12 @@
-"""Export the bookmarks: a format, a path, a confirmation before overwriting."""
+"""Export the bookmarks: a format, a path, a confirmation before overwriting. The dialog
+closes with the path written (None: nothing was), and the main screen says so."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -13,9 +14,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 from topiclens.store import Store
 
-from ..display import literal, terminal_line
-from . import DIALOG_CSS
+from ..display import literal
+from ..workers import DIALOG
 from .confirm import ConfirmScreen
+from .styles import DIALOG_CSS
 
 # store meta keys: the last export's format and path, offered the next time
 LAST_FORMAT = "reader.export_format"
@@ -98,7 +100,10 @@ class ExportScreen(ModalScreen[Path | None]):
 
     @on(Button.Pressed, "#export-go")
     @on(Input.Submitted, "#export-path")
-    def export(self) -> None:
+    @work(group=DIALOG, exclusive=True)
+    async def export(self) -> None:
+        """Write the bookmarks to the path given (asking first before overwriting a file);
+        the dialog closes with the path written."""
         raw = self.query_one("#export-path", Input).value.strip()
         if not raw:
             self._error("Give a path to write to.")
@@ -112,20 +117,18 @@ class ExportScreen(ModalScreen[Path | None]):
         if raw.endswith("/"):
             self._error(f"{path}: is a directory; name a file to write")
             return
+        force = False
         try:
             check_target(path)
         except ExportExists:  # only a regular file is offered for overwriting
-
-            def answer(yes: bool | None) -> None:
-                if yes:
-                    self._write(path, force=True)
-
-            self.app.push_screen(ConfirmScreen(f"{path} exists. Overwrite it?"), answer)
-            return
+            question = ConfirmScreen(f"{path} exists. Overwrite it?")
+            if not await self.app.push_screen_wait(question):
+                return
+            force = True
         except ExportError as exc:  # a directory, a device, a missing folder
             self._error(str(exc))
             return
-        self._write(path, force=False)
+        self._write(path, force=force)
 
     def _write(self, path: Path, *, force: bool) -> None:
         from topiclens.store.export import ExportError, export_bookmarks
@@ -137,9 +140,6 @@ class ExportScreen(ModalScreen[Path | None]):
             return
         self.store.set_meta(LAST_FORMAT, self.fmt)
         self.store.set_meta(LAST_PATH, str(written))
-        self.app.notify(
-            terminal_line(f"Bookmarks written to {written}"), title="Exported", markup=False
-        )
         self.dismiss(written)
 
     def _error(self, message: str) -> None:

@@ -13,7 +13,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from ..display import literal
 from ..views import RowFilter, date_problem
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 NO_SOURCE = "(no source)"  # how the entries without a source are named in the choice
 

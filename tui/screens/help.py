@@ -16,7 +16,7 @@ from ..display import terminal_line
 from ..keymap import keymap_path
 from ..widgets.topic_list import TOPIC_ROW_HELP
 from ..wrap import wrap_cells
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 
 def keys_for(screen: Screen[object], command: Command) -> str:

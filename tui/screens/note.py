@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
 from ..display import literal, terminal_text
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 
 class NoteScreen(ModalScreen[str | None]):

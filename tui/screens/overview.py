@@ -19,8 +19,8 @@ from ..commands import BY_ID
 from ..display import terminal_line
 from ..widgets.topic_list import USER_MARK
 from ..wrap import wrap_cells
-from . import DIALOG_CSS
 from .help import keys_for
+from .styles import DIALOG_CSS
 
 if TYPE_CHECKING:
     from topiclens.clustering.corrections import Corrections

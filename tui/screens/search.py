@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from ..display import terminal_line
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 
 class SearchScreen(ModalScreen[str | None]):

@@ -13,7 +13,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from ..views import SORTS
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 
 class SortScreen(ModalScreen[str | None]):

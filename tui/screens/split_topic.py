@@ -13,7 +13,7 @@ from textual.widgets import Input, Label
 from topiclens.clustering.corrections import MAX_SPLIT
 
 from ..display import literal
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 DEFAULT_PARTS = 2
 

@@ -13,7 +13,7 @@ from textual.widgets import Input, Label
 from topiclens.clustering.corrections import CorrectionError, clean_name
 
 from ..display import literal, terminal_line
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 
 def sentence(message: str) -> str:

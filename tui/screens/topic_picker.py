@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from topiclens.store import Topic
 
 from ..display import literal, terminal_line
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 
 MATCH_STYLE = "reverse"  # as the command palette marks the letters matched
 

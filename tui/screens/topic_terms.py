@@ -14,7 +14,7 @@ from textual.widgets import Input, Label
 from topiclens.clustering.corrections import CorrectionError, clean_name, split_terms
 
 from ..display import literal, terminal_line
-from . import DIALOG_CSS
+from .styles import DIALOG_CSS
 from .topic_name import sentence
 
 

@@ -25,6 +25,28 @@ from .entry_list import BOOKMARK_MARK, UNREAD_MARK, matched_segments
 Paragraph = tuple[str, str, str, str]
 Line = list[tuple[str, str]]
 NO_ENTRY: list[Paragraph] = [("", "", "No entry selected.", "muted")]
+# A feed entry's content (up to 200,000 characters) is laid out a piece at a time: this
+# many characters when shown, as many again whenever the bottom two screens come near
+LAYOUT_CHARS = 6000
+PIECE_CHARS = 2000  # the content's pieces: paragraphs, a long one cut at a space
+
+
+def content_pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
+    """``text`` in pieces of about ``size`` characters at most, cut at line breaks, else
+    at a space, so it can be wrapped a piece at a time (a piece wraps as it would whole,
+    but for a word cut in a paragraph longer than ``size`` with no space in it)."""
+    pieces: list[str] = []
+    for block in text.split("\n"):
+        while len(block) > size:
+            cut = block.rfind(" ", size // 2, size)
+            cut = cut + 1 if cut > 0 else size
+            pieces.append(block[:cut].rstrip())
+            block = block[cut:]
+        if pieces and len(pieces[-1]) + len(block) + 1 <= size:
+            pieces[-1] += "\n" + block  # short lines travel together
+        else:
+            pieces.append(block)
+    return pieces
 
 
 def detail_paragraphs(d: Detail) -> list[Paragraph]:
@@ -48,12 +70,23 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
     if d.bookmark is not None or d.note:
         note = terminal_text(d.note) or "(no note: press N to write one)"
         out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
-    if e.summary:
+    if d.feed or e.author:
+        if e.author:
+            out.append(("by ", "muted", line(e.author), ""))
+        if d.feed:
+            out.append(("feed: ", "muted", line(d.feed), ""))
+        if e.url:  # above the post, which may be long: O opens it
+            out.append(("link: ", "muted", line(e.url), "muted"))
+        out.append(("", "", "", ""))
+    if d.content:  # a feed entry's whole post: its summary is the start of it
+        out += [("", "", piece, "") for piece in content_pieces(terminal_text(d.content))]
+        out.append(("", "", "", ""))
+    elif e.summary:
         out += [("", "", terminal_text(e.summary), ""), ("", "", "", "")]
     if e.comment:
         out += [("", "", "Curator's comment", "heading"), ("", "", terminal_text(e.comment), "")]
         out.append(("", "", "", ""))
-    if e.url:
+    if e.url and not (d.feed or e.author):
         out += [("", "", line(e.url), "muted"), ("", "", "", "")]
     if d.topic is not None:
         out.append(("Topic ", "heading", line(d.topic.name), ""))
@@ -73,12 +106,19 @@ def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:
     """The paragraphs wrapped to ``width`` cells: lines of (text, style name) parts."""
     lines: list[Line] = []
     for label, label_style, text, style in paragraphs:
-        for n, line in enumerate(wrap_cells(label + text, width)):
-            if n == 0 and label:
-                cut = min(len(label.rstrip()), len(line))
-                lines.append([(line[:cut], label_style), (line[cut:], style)])
-            else:
-                lines.append([(line, style)])
+        lines += render_paragraph(label, label_style, text, style, width)
+    return lines
+
+
+def render_paragraph(label: str, label_style: str, text: str, style: str, width: int) -> list[Line]:
+    """One paragraph wrapped to ``width`` cells."""
+    lines: list[Line] = []
+    for n, line in enumerate(wrap_cells(label + text, width)):
+        if n == 0 and label:
+            cut = min(len(label.rstrip()), len(line))
+            lines.append([(line[:cut], label_style), (line[cut:], style)])
+        else:
+            lines.append([(line, style)])
     return lines
 
 
@@ -115,6 +155,7 @@ class DetailPane(ScrollView, can_focus=True):
         self._paragraphs: list[Paragraph] = NO_ENTRY
         self._lines: list[Line] = []
         self._wrapped_at = 0  # the width the lines were wrapped at (0: not yet)
+        self._laid_out = 0  # the paragraphs wrapped into _lines so far
         self._styles: dict[str, Style] = {}
         self._highlight: re.Pattern[str] | None = None  # what a search matched
 
@@ -128,6 +169,7 @@ class DetailPane(ScrollView, can_focus=True):
         self.scroll_home(animate=False)
 
     def action_last(self) -> None:
+        self.lay_out(len(self._paragraphs))  # the end asked for: the rest, once
         self.scroll_end(animate=False)
 
     def action_page_up(self) -> None:
@@ -137,17 +179,39 @@ class DetailPane(ScrollView, can_focus=True):
         self.scroll_page_down(animate=False)
 
     @property
+    def more_to_lay_out(self) -> bool:
+        """Part of a long content is not wrapped yet (it is when scrolled near)."""
+        return self._laid_out < len(self._paragraphs)
+
+    @property
     def text(self) -> str:
-        """What the pane shows, as plain text (for tests and screen readers)."""
+        """What the pane shows, as plain text (for tests and screen readers): the lines
+        laid out so far."""
         self._wrap_to_layout()
         return "\n".join("".join(t for t, _ in line) for line in self._lines)
 
     def _wrap_to_layout(self) -> None:
         width = self.scrollable_content_region.width
         if width > 0 and width != self._wrapped_at:
-            self._lines = render_paragraphs(self._paragraphs, max(4, width))
+            self._lines, self._laid_out = [], 0
             self._wrapped_at = width
-            set_virtual_size(self, Size(width, len(self._lines)))
+            self.lay_out()
+
+    def lay_out(self, upto: int | None = None) -> None:
+        """Wrap the next paragraphs, about LAYOUT_CHARS characters of them (``upto``: up
+        to that paragraph), so a long content costs a piece at a time, never all at once."""
+        width = self._wrapped_at
+        if not width or self._laid_out >= len(self._paragraphs):
+            return
+        budget = LAYOUT_CHARS
+        paragraphs, start = self._paragraphs, self._laid_out
+        stop = start
+        while stop < len(paragraphs) and (budget > 0 or (upto is not None and stop < upto)):
+            budget -= len(paragraphs[stop][2])
+            stop += 1
+        self._lines += render_paragraphs(paragraphs[start:stop], max(4, width))
+        self._laid_out = stop
+        set_virtual_size(self, Size(width, len(self._lines)))
 
     def on_resize(self) -> None:
         self._wrap_to_layout()
@@ -161,6 +225,8 @@ class DetailPane(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._wrap_to_layout()
+        if self.more_to_lay_out and self.scroll_y + 3 * self.size.height >= len(self._lines):
+            self.lay_out()  # two screens ahead of the reader, the next piece
         base = self.rich_style
         get = self.get_component_rich_style
         self._styles = {"": base} | {

@@ -18,6 +18,7 @@ from .cursor_list import CursorList
 
 BOOKMARK_MARK = "★"
 UNREAD_MARK = "●"
+NEW_MARK = "✦"  # unread, and brought by a refresh of the feeds in this session
 ALSO_HERE = "also here"  # after the title of a row whose own topic is another
 
 
@@ -80,6 +81,7 @@ class EntryList(CursorList):
 
     bookmarks: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
     read: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
+    new: reactive[frozenset[str]] = reactive(frozenset, always_update=True)
     empty_text: reactive[str] = reactive("Nothing here.")
 
     class Highlighted(Message):
@@ -135,6 +137,9 @@ class EntryList(CursorList):
     def watch_read(self) -> None:
         self.refresh()
 
+    def watch_new(self) -> None:
+        self.refresh()
+
     def cursor_moved(self, index: int | None) -> None:
         self.post_message(self.Highlighted(self.current_id))
 
@@ -172,9 +177,8 @@ class EntryList(CursorList):
         at = "-cursor" if at_cursor else ""
         style = styles[("unread" if unread else "") + at]
         meta, mark = styles["meta" + at], styles["mark" + at]
-        marks = (UNREAD_MARK if unread else " ") + (
-            BOOKMARK_MARK if row_id in self.bookmarks else " "
-        )
+        unread_mark = (NEW_MARK if row_id in self.new else UNREAD_MARK) if unread else " "
+        marks = unread_mark + (BOOKMARK_MARK if row_id in self.bookmarks else " ")
         title_w, source_w, date_w = columns(width)
         segments = [Segment(marks + " ", mark)]
         found = styles["match" + at]

@@ -9,7 +9,7 @@ from rich.style import Style
 from textual import events
 from textual.strip import Strip
 from textual.widget import Widget
-from topiclens.store.text import cell_width
+from topiclens.text import cell_width
 
 from ..display import terminal_line
 

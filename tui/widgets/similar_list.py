@@ -8,7 +8,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
-from topiclens.store.text import cell_width
+from topiclens.text import cell_width
 
 from ..display import fit_line, terminal_line
 from ..model import Detail, Row

@@ -10,7 +10,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
 from topiclens.store.models import Topic
-from topiclens.store.text import cell_width
+from topiclens.text import cell_width
 
 from ..display import fit_line
 from ..model import View

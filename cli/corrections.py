@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ..store.text import terminal_line
+from ..text import terminal_line
 from .commands import err, open_store, out
 
 

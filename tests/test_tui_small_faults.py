@@ -1,4 +1,4 @@
-"""Issue 14, item 9: the smaller faults of the reading loop, each driven with Pilot."""
+"""The smaller faults of the reading loop, each driven with Pilot."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tui import line_text, run, settle
+from helpers import line_text, run, settle, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList, Static, TextArea
 from topiclens.store import Store
 from topiclens.store.importer import import_file
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.model import View
 from topiclens.tui.screens import ConfirmScreen, ExportScreen, HelpScreen, NoteScreen
 from topiclens.tui.screens.overview import OverviewScreen
 from topiclens.tui.widgets import SimilarList
@@ -144,13 +145,11 @@ def test_an_import_elsewhere_shows_one_toast_with_the_count(reader_store: Path, 
     feed.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        await pilot.pause(0.3)  # the entry count is taken after the first frame
+        # the entry count is taken after the first frame
+        await wait_until(pilot, lambda: s.known_entries is not None, "the first count")
         with Store(reader_store) as other:
             import_file(other, str(feed))
-        for _ in range(40):
-            await pilot.pause(0.05)
-            if any("new" in t for t in toasts(app)):
-                break
+        await wait_until(pilot, lambda: any("new" in t for t in toasts(app)), "the toast")
         with Store(reader_store) as other:  # its second commit: placed in a topic
             eid = next(e.id for e in other.entries() if e.title == "Fresh entry 0")
             first = other.topics()[0]
@@ -158,7 +157,11 @@ def test_an_import_elsewhere_shows_one_toast_with_the_count(reader_store: Path, 
             everything = {k: (v, 0.1, []) for k, v in assignments.items()}
             everything[eid] = (first.id, 0.1, [])
             other.replace_topics(other.topics(), everything)
-        await pilot.pause(0.5)
+        assert s.state.view == View("topic", first.id)
+        await wait_until(
+            pilot, lambda: any(r[0] == eid for r in s.entry_list.rows), "the second reload"
+        )
+        await pilot.pause()
         reloads = [t for t in toasts(app) if "reloaded" in t]
         assert reloads == ["3 new entries from another process: topics and entries reloaded."]
 
@@ -233,8 +236,7 @@ def test_entries_a_first_start_imported_itself_are_not_new_from_elsewhere(
     import asyncio
 
     import topiclens.clustering
-    from conftest import make_reader_store
-    from test_tui import SIZE
+    from helpers import SIZE, make_reader_store
 
     def fake_ensure_topics(store: Store, progress=None) -> bool:  # type: ignore[no-untyped-def]
         make_reader_store(data_dir)  # the fixture's topics stand in for the clustering
@@ -251,17 +253,11 @@ def test_entries_a_first_start_imported_itself_are_not_new_from_elsewhere(
         async with app.run_test(size=SIZE) as pilot:
             s = app.screen
             assert isinstance(s, MainScreen)
-            for _ in range(200):
-                if s.topics and not s.preparing:
-                    break
-                await pilot.pause(0.05)
+            await wait_until(pilot, lambda: s.topics and not s.preparing, "the grouping")
             await settle(pilot)
             with Store(store.path) as other:
                 import_file(other, str(feed))
-            for _ in range(40):
-                await pilot.pause(0.05)
-                if any("new" in t for t in toasts(app)):
-                    break
+            await wait_until(pilot, lambda: any("new" in t for t in toasts(app)), "the toast")
             assert "1 new entry from another process: topics and entries reloaded." in toasts(app)
         store.close()
 

@@ -1,1 +1,0 @@
-"""Helpers the robustness tests share, and the worker scripts they run in other processes."""
