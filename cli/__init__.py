@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import NoReturn
 
@@ -262,12 +263,7 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
     )
     verbs = topic.add_subparsers(title="corrections", metavar="CORRECTION")
 
-    def verb(
-        name: str, func: Callable[[argparse.Namespace], int], help: str
-    ) -> argparse.ArgumentParser:
-        v = verbs.add_parser(name, help=help, description=help)
-        v.set_defaults(func=func)
-        return v
+    verb = partial(c.add_verb, verbs)
 
     an_id = {"type": topic_id, "metavar": "ID", "help": "a topic id (see `topiclens topics`)"}
     v = verb("rename", corrections.cmd_rename, "give a topic your own name")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ..paths import data_dir
@@ -435,3 +436,13 @@ def cmd_rename_topic(args: argparse.Namespace) -> int:
     from .corrections import cmd_rename
 
     return cmd_rename(args)
+
+
+def add_verb(
+    verbs: Any, name: str, func: Callable[[argparse.Namespace], int], help: str
+) -> argparse.ArgumentParser:
+    """A subcommand ``name`` on the subparsers ``verbs``, running ``func``; its help is
+    also its description."""
+    v: argparse.ArgumentParser = verbs.add_parser(name, help=help, description=help)
+    v.set_defaults(func=func)
+    return v

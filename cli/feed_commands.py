@@ -14,10 +14,11 @@ import argparse
 import datetime as _dt
 import sys
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ..text import terminal_line
-from .commands import err, open_store, out, write_bytes, write_json
+from .commands import add_verb, err, open_store, out, write_bytes, write_json
 
 MAX_ID = 2**63 - 1
 
@@ -30,12 +31,7 @@ def declare(add: Add, feed_id: Callable[[str], int]) -> None:
     feed = add("feed", _usage, "subscribe to feeds (RSS, Atom, JSON Feed) and manage them")
     verbs = feed.add_subparsers(title="actions", metavar="ACTION")
 
-    def verb(
-        name: str, func: Callable[[argparse.Namespace], int], help: str
-    ) -> argparse.ArgumentParser:
-        v = verbs.add_parser(name, help=help, description=help)
-        v.set_defaults(func=func)
-        return v
+    verb = partial(add_verb, verbs)
 
     an_id = {"type": feed_id, "metavar": "ID", "help": "a feed's id (see `topiclens feed list`)"}
     v = verb(

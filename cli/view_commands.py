@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from .commands import ENTRIES_HEADER, cell, entry_line, err, open_store, out, output_width
+from .commands import ENTRIES_HEADER, add_verb, cell, entry_line, err, open_store, out, output_width
 
 Command = Callable[[argparse.Namespace], int]
 NAME_CELLS = 30  # a name or a rule in a listing
@@ -24,10 +24,7 @@ def register(sub: Any) -> None:
         p.set_defaults(func=func)
         return p.add_subparsers(title="commands", metavar="COMMAND")
 
-    def verb(verbs: Any, name: str, func: Command, help: str) -> argparse.ArgumentParser:
-        v: argparse.ArgumentParser = verbs.add_parser(name, help=help, description=help)
-        v.set_defaults(func=func)
-        return v
+    verb = add_verb
 
     search = group(
         "search", cmd_search, "saved searches: a query kept under a name, listed with its unread"
