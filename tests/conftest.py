@@ -23,7 +23,7 @@ settings.load_profile("repeatable")
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slow by rule: every test of the reader (tests/test_tui*.py), which starts the app
+    """Slow by rule: every test of the reader (tests/functional/test_tui*.py), which starts the app
     under Pilot, and every test that asks for the clustered bundled corpus."""
     for item in items:
         clustered = "clustered_home" in getattr(item, "fixturenames", ())

@@ -1,6 +1,7 @@
 """The reader's two themes, dark (the default) and light. Each gives every text the reader
 draws WCAG AA contrast (4.5:1) and the cursor's line a background 3:1 against the other
-rows, focused or not: bench/contrast.py measures them, tests/test_contrast.py keeps it so.
+rows, focused or not: bench/contrast.py measures them, and
+tests/functional/test_contrast.py keeps it so.
 
 The colours are xterm's 256 (the 6x6x6 cube and the grey ramp), so a terminal without
 true colour (tmux's default) shows the very colours measured, not the nearest ones."""

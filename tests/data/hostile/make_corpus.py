@@ -1,7 +1,7 @@
 """Writes the hostile corpus beside this file (run it after changing it; the files are
 committed, so tests and other helpers read them without running anything).
 
-Every file's expected outcome is in EXPECTED (read by tests/test_bad_input.py): how many
+Every file's expected outcome is in EXPECTED (read by tests/functional/test_bad_input.py): how many
 entries go in, and the line and a fragment of each problem."""
 
 from __future__ import annotations

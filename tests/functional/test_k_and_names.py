@@ -1,7 +1,7 @@
 """`k` means what it says, and names the user gave outlive every sequence of re-clusters.
 
 Pipeline level (`cluster_store` and its `ClusterReport`); the command's lines are in
-tests/test_topics_cli.py. The bundled corpus is clustered once per test process
+tests/functional/test_topics_cli.py. The bundled corpus is clustered once per test process
 (conftest); each test that changes a store works on its own copy.
 """
 

@@ -1,7 +1,8 @@
 """Snapshots of the reader at a fixed size, on fixed fixture topics (not the clustering's).
 
-Update after a deliberate change of look with ``pytest tests/test_tui_snapshots.py
---snapshot-update`` and look at the SVGs in tests/__snapshots__/ before committing them."""
+Update after a deliberate change of look with ``pytest tests/functional/test_tui_snapshots.py
+--snapshot-update`` and look at the SVGs in tests/functional/__snapshots__/ before
+committing them."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Snapshots of the feeds in the reader at 80x24, on fixed topics (not the clustering's)
 and fixed feeds: the feeds screen, and the entry pane showing a feed entry's content.
 
-Update after a deliberate change of look with ``pytest tests/test_tui_feeds_snapshots.py
---snapshot-update`` and look at the SVGs in tests/__snapshots__/ before committing them."""
+Update after a deliberate change of look with ``pytest tests/functional/test_tui_feeds_snapshots.py
+--snapshot-update`` and look at the SVGs in tests/functional/__snapshots__/ before
+committing them."""
 
 from __future__ import annotations
 
