@@ -246,7 +246,7 @@ def test_mark_topic_read_then_all_read_count_what_they_mark(reader_store: Path):
         await pilot.press("A")
         assert toasts(app)[-1] == f"Every entry was read already: {first.name}."
         await pilot.press("C")
-        said = f"Marked {total - len(rows)} entries read: every entry is read now."
+        said = f"Marked {total - len(rows)} entries read: every entry is read now (z undoes)."
         assert toasts(app)[-1] == said
         assert s.unread == {} and all(s.topic_list.item(i).unread == 0 for i in range(5))
         await pilot.press("C")
