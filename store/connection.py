@@ -126,9 +126,8 @@ class Database:
     def before_reopen(self, close: Callable[[], None]) -> None:
         """Have :meth:`check_file` call ``close`` when it finds the file replaced, before
         it closes the old handle and opens the new file: the caller's other connections to
-        this path close there. The last handle on the old file to close empties the -wal
-        beside the path into the old file and deletes it and the -shm, so one closed after
-        the new file is open would take the new file's last commits with it."""
+        this path close there (one left open goes on reading the old file), so no handle
+        on the old file outlives the new file's opening."""
         self._before_reopen.append(close)
 
     def check_file(self) -> None:

@@ -1176,6 +1176,9 @@ class MainScreen(Screen[None]):
     def correction_failed(self, error: BaseException | None) -> None:
         from topiclens.clustering.corrections import CorrectionError
 
+        if isinstance(error, StoreReplaced):  # nothing written: the new file is shown
+            self.store_replaced(error)
+            return
         if isinstance(error, CorrectionError):
             message = str(error)
         else:  # a failed correction is a toast, never a dead reader

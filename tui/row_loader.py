@@ -33,7 +33,8 @@ class RowLoader:
         self._worker_store: Store | None = None
         self._lock = threading.Lock()
         # a store file replaced under the reader: this connection closes before the new
-        # file is opened (store/connection.py says why), and the next read opens it
+        # file is opened (left open, it would go on reading the old one); the next read
+        # opens the new one
         store.before_reopen(self.close)
 
     @property

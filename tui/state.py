@@ -30,14 +30,14 @@ class ReaderState:
     view: View | None = None  # the topic, the bookmarks or a search shown
     # the entry under the entry list's cursor (the list's Highlighted handler follows it)
     entry: str | None = None
-    list_top: int = 0  # the entry list's first line on screen
-    entry_top: int = 0  # the entry pane's first line on screen (how far the entry was read)
     unread_only: bool = False
     sort: str = DEFAULT_SORT
     row_filter: RowFilter = field(default_factory=RowFilter)
     # this session's search, listed above the topics; not saved: a search reads every
     # entry, so a start on one would show "Searching…" where the first entry should be
     search_query: str | None = None
+    list_top: int = 0  # the entry list's first line on screen
+    entry_top: int = 0  # the entry pane's first line on screen (how far the entry was read)
 
     def to_json(self) -> str:
         """The saved form: a topic or the bookmarks (a search is not saved), the entry
