@@ -4,7 +4,7 @@ view, the entry under the cursor and the entries similar to it.
 One class does everything the screen does, as posting's and oldnews's main screens do:
 every event has one handler here, every command one ``action_`` method, and the reader's
 place is one :class:`~topiclens.tui.state.ReaderState` (``self.state``), restored on mount
-and saved on unmount. Actions live on the screen rather than in controller objects because
+and saved as it changes and on unmount. Actions live on the screen rather than in controller objects because
 a dialog flow is a Textual worker (``@work``), which runs on a DOM node, and every action
 reads and writes the same panes and state: a controller would need the whole screen. What
 needs no screen lives beside it, with no event handlers: a view's rows (``views.py``,
@@ -325,8 +325,8 @@ class MainScreen(Screen[None]):
             self.notify(problem, severity="warning", timeout=10, markup=False)
 
     def save_state(self) -> None:
-        """Write the reader's place to the store when it changed (on leaving, a moment
-        after a move, and when the sort or the filter change). From the state alone: on
+        """Write the reader's place to the store when it changed (a moment after a move, a
+        scroll or a change of sort or filter, and on leaving). From the state alone: on
         unmount the panes are gone already."""
         if self._save_timer is not None:
             self._save_timer.stop()
@@ -337,8 +337,9 @@ class MainScreen(Screen[None]):
             self._saved_place = place
 
     def place_changed(self) -> None:
-        """The place moved: write it SAVE_PLACE_AFTER seconds later (one write for a burst
-        of moves), so a reader killed or a terminal closed keeps it too."""
+        """The place, the sort or the filter changed: write them SAVE_PLACE_AFTER seconds
+        later (one write for a burst of moves), so a reader killed or a terminal closed
+        keeps them too."""
         if self._save_timer is None:
             self._save_timer = self.set_timer(SAVE_PLACE_AFTER, self._save_place_later)
 
@@ -367,8 +368,8 @@ class MainScreen(Screen[None]):
         if saved is None or saved[0] is None or entries.current_id != saved[0]:
             return
         _, list_top, entry_top = saved
-        cursor = entries.cursor or 0
-        if list_top <= cursor < list_top + entries.scrollable_content_region.height:
+        line = entries.line_of(entries.cursor or 0)
+        if list_top <= line < list_top + entries.scrollable_content_region.height:
             entries.scroll_to(y=list_top, animate=False, immediate=True)
         self.detail_pane.scroll_to_line(entry_top)
 
@@ -812,8 +813,9 @@ class MainScreen(Screen[None]):
         if entry_id is None:
             return
         marks = self.store.marks(entry_id)
-        if marks:
-            self.confirm_delete(entry_id, marks)
+        entry = self.store.entry(entry_id) if marks else None
+        if entry is not None:
+            self.confirm_delete(entry_id, entry.title, marks)
         else:
             self.delete_entry(entry_id)
 
@@ -838,16 +840,11 @@ class MainScreen(Screen[None]):
         return entry_id
 
     @work(group=DIALOG)
-    async def confirm_delete(self, entry_id: str, marks: Marks) -> None:
+    async def confirm_delete(self, entry_id: str, title: str, marks: Marks) -> None:
         from .screens.confirm import ConfirmScreen
 
-        entry = self.store.entry(entry_id)
-        if entry is None:
-            return
         kept = [w for w, on in (("bookmark", marks.bookmarked), ("note", marks.noted)) if on]
-        question = (
-            f"Delete “{toast_title(entry.title)}” with its {' and '.join(kept)}? Z brings it back."
-        )
+        question = f"Delete “{toast_title(title)}” with its {' and '.join(kept)}? Z brings it back."
         if await self.app.push_screen_wait(ConfirmScreen(question)):
             self.delete_entry(entry_id)
 
@@ -966,7 +963,7 @@ class MainScreen(Screen[None]):
         """Unread entries only, or all again (the filter dialog's "unread only" too)."""
         self.state.unread_only = not self.state.unread_only
         self.rearrange()
-        self.save_state()
+        self.place_changed()
         self.notify("Unread entries only." if self.state.unread_only else "All entries.", timeout=2)
 
     @work(group=DIALOG)
@@ -978,7 +975,7 @@ class MainScreen(Screen[None]):
             return
         self.state.sort = sort
         self.rearrange()
-        self.save_state()
+        self.place_changed()
         self.notify(f"Sorted by {SORTS[sort].split(',')[0].lower()}.", timeout=2)
 
     @work(group=DIALOG)
@@ -1000,7 +997,7 @@ class MainScreen(Screen[None]):
             return
         state.row_filter, state.unread_only = rule, unread_only
         self.rearrange()
-        self.save_state()
+        self.place_changed()
         active = rule.active or unread_only
         self.notify("Filter set." if active else "Filter cleared.", timeout=2)
 

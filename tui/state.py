@@ -2,8 +2,8 @@
 
 The main screen owns one :class:`ReaderState`. It is read from the store's meta row
 ``reader.state`` before the first rows are shown (so the first frame is already the
-remembered one) and written back on leaving, a moment after every move or scroll, and
-whenever the sort or the filter change.
+remembered one) and written back a moment after every move, scroll or change of sort or
+filter, and on leaving.
 
 The stored form is a small JSON object; anything this version cannot read in it (not
 JSON, nested too deep, too large, a field of the wrong type) falls back to the defaults
