@@ -516,3 +516,26 @@ def test_a_full_disk_is_a_toast_for_every_key_that_writes(mount: Path):
     assert integrity(store_path) == "ok"
     with Store(store_path) as store:
         assert len(store.bookmark_ids()) == 1 and store.count_entries() == 40
+
+
+def test_a_store_file_moved_away_refuses_writes_with_a_toast(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("l")
+        reader_store.rename(reader_store.with_name("elsewhere.db"))
+        await wait_until(pilot, lambda: "moved or deleted" in said(app), "the poll")
+        await pilot.pause(0.5)  # more polls: said once
+        assert said(app).count("moved or deleted") == 1
+        await pilot.press("b")  # refused, and said again: a key was pressed
+        await pilot.pause()
+        message, severity = toasts(app)[-1]
+        assert severity == "error" and "moved or deleted" in message
+        assert said(app).count("moved or deleted") == 2
+        assert isinstance(app.screen, MainScreen) and not s.bookmarks
+        reader_store.with_name("elsewhere.db").rename(reader_store)  # put back: writes go on
+        await pilot.press("b")
+        assert s.entry_list.current_id in s.bookmarks
+
+    run(reader_store, scenario, poll_interval=0.1)
+    with Store(reader_store) as store:
+        assert len(store.bookmark_ids()) == 1
+    assert integrity(reader_store) == "ok"
