@@ -4,8 +4,9 @@ view, the entry under the cursor and the entries similar to it.
 One class does everything the screen does, as posting's and oldnews's main screens do:
 every event has one handler here, every command one ``action_`` method, and the reader's
 place is one :class:`~topiclens.tui.state.ReaderState` (``self.state``), restored on mount
-and saved as it changes and on unmount. Actions live on the screen rather than in controller objects because
-a dialog flow is a Textual worker (``@work``), which runs on a DOM node, and every action
+and saved as it changes and on unmount. Actions live on the screen rather than in
+controller objects because a dialog flow is a Textual worker (``@work``), which runs on a
+DOM node, and every action
 reads and writes the same panes and state: a controller would need the whole screen. What
 needs no screen lives beside it, with no event handlers: a view's rows (``views.py``,
 ``row_loader.py``), the entry shown (``details.py``), the saved place (``state.py``),
