@@ -224,11 +224,12 @@ def test_note_edits_the_bookmark_note(reader_store: Path):
             bookmark = store.bookmark(entry_id)
         assert bookmark is not None and bookmark.note == "read later"
         assert s.detail.bookmark.note == "read later"
-        # Escape leaves the note as it was
+        # Escape leaves the note as it was (once asked whether to throw the change away)
         await pilot.press("N")
         await pilot.pause()
-        await pilot.press("x", "escape")
+        await pilot.press("x", "escape", "y")
         await pilot.pause()
+        assert app.screen is s
         with Store(reader_store) as store:
             assert store.bookmark(entry_id).note == "read later"
 
