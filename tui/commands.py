@@ -120,6 +120,22 @@ MAIN: tuple[Command, ...] = (
         section=MOVING,
     ),
     Command(
+        "next-topic",
+        "J",
+        "Next topic",
+        "Next topic in the topic list, from any pane",
+        "step_topic(1)",
+        section=MOVING,
+    ),
+    Command(
+        "previous-topic",
+        "K",
+        "Previous topic",
+        "Previous topic in the topic list, from any pane",
+        "step_topic(-1)",
+        section=MOVING,
+    ),
+    Command(
         "toggle-bookmark",
         "b",
         "Bookmark",
@@ -328,7 +344,15 @@ APP: tuple[Command, ...] = (
         footer=True,
         section=EVERYWHERE,
     ),
-    Command("quit", "q", "Quit", "Quit topiclens", "quit", footer=True, section=EVERYWHERE),
+    Command(
+        "quit",
+        "q",
+        "Quit",
+        "Close the dialog, the overview or the maximised entry; from the panes, quit topiclens",
+        "close_or_quit",
+        footer=True,
+        section=EVERYWHERE,
+    ),
     # the theme: tui/theme.py, remembered in the store
     Command(
         "toggle-theme",
