@@ -191,7 +191,13 @@ MAIN: tuple[Command, ...] = (
         "export",
         footer=True,
     ),
-    Command("refresh", "R,f5", "Refresh", "Reload topics and entries from the store", "refresh"),
+    Command(
+        "refresh",
+        "R,f5",
+        "Refresh",
+        "Reload topics and entries from the store, and sort the topics again (largest first)",
+        "refresh",
+    ),
     # sort and filter the entry list
     Command("sort", "s", "Sort", "Sort the entries by date, source or title", "sort"),
     Command(
@@ -404,5 +410,7 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "feeds-down",
         "feeds-up",
         "feed-input-cancel",
+        # a dialog's choice of one (the export's format): Enter takes it and goes on
+        "choice-take",
     }
 )

@@ -150,6 +150,32 @@ def test_filter_source_drop_down_takes_j_and_k(reader_store: Path):
     run(reader_store, scenario)
 
 
+def test_the_dialogs_lists_move_under_the_readers_binding_ids(reader_store: Path, tmp_path: Path):
+    from textual.binding import Binding
+    from topiclens.tui.commands import SCREEN_BINDING_IDS
+    from topiclens.tui.screens.choices import ChoiceList, ChoiceSelect, ChoiceSet
+
+    for cls in (ChoiceList, ChoiceSet, ChoiceSelect):
+        for binding in cls.BINDINGS:
+            assert isinstance(binding, Binding) and binding.id, (cls, binding)
+            assert binding.id in BY_ID or binding.id in SCREEN_BINDING_IDS, binding.id
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('cursor-down = "down,ctrl+n"\n')
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert app.keymap_problems == []
+        await pilot.press("s")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        start = options.highlighted
+        await pilot.press("ctrl+n")  # the user's key for cursor-down, in a dialog too
+        assert options.highlighted == start + 1
+        await pilot.press("j")  # j is no longer cursor-down's
+        assert options.highlighted == start + 1
+
+    run(reader_store, scenario, keymap=keymap)
+
+
 # --- m, H and z keep the reader's place ------------------------------------------------
 
 

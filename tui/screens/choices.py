@@ -24,7 +24,8 @@ class ChoiceSet(RadioSet):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *bindings((CURSOR_UP, CURSOR_DOWN)),
-        Binding("enter", "take", "Take", show=False),  # RadioSet's own: toggle, and stay
+        # RadioSet's own Enter toggles and stays
+        Binding("enter", "take", "Take", show=False, id="choice-take"),
     ]
 
     def action_cursor_down(self) -> None:
