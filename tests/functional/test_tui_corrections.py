@@ -306,6 +306,8 @@ def test_the_done_when_every_correction_in_a_few_keys_lasts_through_re_clusters(
         moved.append(s.entry_list.current_id or "")
         await pilot.press("m")
         await pick(pilot, "Megakernels")
+        s.jump_to_topic(mega.id)  # m leaves the view where it was
+        await settle(pilot)
         await pilot.press("M")
         await pick(pilot, "Interconnects")
         await pilot.press("enter")  # the merged topic keeps Megakernels' name
