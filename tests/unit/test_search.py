@@ -16,8 +16,8 @@ from rich.segment import Segment
 from topiclens.clustering.search import (
     RANK_CONCEPT,
     RANK_CONCEPT_TITLE,
-    RANK_TEXT,
-    RANK_TITLE,
+    RANK_PHRASE,
+    RANK_PHRASE_TITLE,
     necessary,
     parse_query,
     search,
@@ -101,7 +101,7 @@ def test_literal_matching_stays_whatever_the_concepts(tmp_path: Path):
         assert search(store, "   ") == []
 
 
-def test_ranked_title_first_then_concepts_newest_first_within_a_rank(tmp_path: Path):
+def test_ranked_literal_first_then_concepts_newest_first_within_a_rank(tmp_path: Path):
     with Store.open_dir(tmp_path) as store:
         rows = [
             entry("A note on speculative decoding", "Old.", "2025-01-01"),  # title, literal
@@ -114,9 +114,15 @@ def test_ranked_title_first_then_concepts_newest_first_within_a_rank(tmp_path: P
         store.add_entries(rows)
         q = parse_query("speculative decoding")
         found = search(store, q)
-        assert found == [rows[1].id, rows[0].id, rows[2].id, rows[3].id, rows[4].id]
+        assert found == [rows[1].id, rows[0].id, rows[3].id, rows[2].id, rows[4].id]
         ranks = [q.rank(e.title, e.summary, e.comment) for e in store.entries(found)]
-        assert ranks == [RANK_TITLE, RANK_TITLE, RANK_CONCEPT_TITLE, RANK_TEXT, RANK_CONCEPT]
+        assert ranks == [
+            RANK_PHRASE_TITLE,
+            RANK_PHRASE_TITLE,
+            RANK_PHRASE,
+            RANK_CONCEPT_TITLE,
+            RANK_CONCEPT,
+        ]
         assert search(store, q, limit=2) == found[:2]
 
 
