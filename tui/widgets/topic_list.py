@@ -4,6 +4,7 @@ they apply."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, NamedTuple
 
 from rich.style import Style
@@ -17,12 +18,15 @@ from ..model import View
 from .cursor_list import CursorList, ListLine
 
 UNREAD_MARK = "●"
+RIVER_NAME = "All unread"  # the pseudo-topic of every unread entry, newest first
+SAVED_MARK = "⌕"  # before a saved search's name in the topic list
 USER_MARK = "✎"  # a topic the user named or made (the overview says what they did)
 # what the two numbers on a topic row are (the pane's subtitle, its tooltip, the help)
 TOPIC_ROW_LEGEND = f"entries · unread {UNREAD_MARK}"
 TOPIC_ROW_HELP = (
     f"A topic's row: its name, how many entries it holds, and how many of them are unread "
-    f"({UNREAD_MARK}). Bookmarks and a search sit above the topics."
+    f"({UNREAD_MARK}). All unread (every unread entry, newest first), your saved searches "
+    "(⌕), the bookmarks and a search sit above the topics."
 )
 
 
@@ -40,11 +44,22 @@ def topic_items(
     unread: dict[int, int],
     bookmarks: int,
     search: tuple[str, int] | None,
+    saved: Sequence[tuple[str, int | None, int]] = (),
 ) -> list[TopicItem]:
+    """The rows of the topic list: the search (while searching), All unread (every
+    unread entry: the topics' counts added up), each saved search (name, how many it
+    finds (None: not counted yet), how many of those are unread), the bookmarks, then the
+    topics. The Bookmarks row comes last of the pseudo-topics, where its placeholder is."""
     items: list[TopicItem] = []
     if search is not None:
         query, n = search
         items.append(TopicItem(View("search", query=query), f"Search: {query}", n, 0))
+    every = sum(unread.values())
+    items.append(TopicItem(View("river"), RIVER_NAME, every, every))
+    items += [
+        TopicItem(View("saved", query=name), f"{SAVED_MARK} {name}", n or 0, fresh)
+        for name, n, fresh in saved
+    ]
     if bookmarks:
         items.append(TopicItem(View("bookmarks"), "Bookmarks", bookmarks, 0))
     items += [
