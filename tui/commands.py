@@ -166,7 +166,7 @@ MAIN: tuple[Command, ...] = (
     ),
     Command(
         "mute",
-        "x",
+        "X",
         "Mute",
         "Mute the entry's source or feed, or words: matching entries leave lists and counts",
         "mute",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import line_text, run, settle, wait_until
+import pytest
+from helpers import KEYMAP, before, line_text, run, settle, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from topiclens.store import Entry, Store
@@ -252,7 +253,7 @@ def test_mute_the_entrys_source_hides_its_entries_from_lists_and_counts(reader_s
             theirs = {e.id for e in store.entries() if e.source.lower() == entry.source.lower()}
         river_before = item(s, View("river")).size
         sizes = {t.id: t.size for t in s.topics}
-        await pilot.press("x")
+        await pilot.press("X")
         await wait_until(pilot, lambda: isinstance(app.screen, MuteScreen), "the dialog")
         choices = app.screen.query_one(OptionList)
         assert choices.has_focus and choices.highlighted == 0  # the source, first
@@ -282,7 +283,7 @@ def test_mute_words_typed_in_the_dialog(reader_store: Path):
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         s.entry_list.focus()
-        await pilot.press("x")
+        await pilot.press("X")
         await wait_until(pilot, lambda: isinstance(app.screen, MuteScreen), "the dialog")
         await pilot.press("j", "k")  # j/k move in the choices
         await pilot.press("tab")
@@ -300,3 +301,33 @@ def test_mute_words_typed_in_the_dialog(reader_store: Path):
         assert not eagle & {r[0] for r in s.entry_list.rows}
 
     run(reader_store, scenario)
+
+
+# --- how they look -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def views_app(reader_store: Path):
+    """The fixture topics with a few entries read, a saved search and a search."""
+    with Store(reader_store) as store:
+        store.set_read_many(store.entry_ids()[::5])
+        store.save_search("Drafts", "eagle")
+        yield TopicLensApp(store, keymap_file=KEYMAP, cluster=False, poll_interval=3600)
+
+
+def test_river_snapshot(snap_compare, views_app: TopicLensApp):
+    assert snap_compare(views_app, terminal_size=(120, 34), run_before=before("a"))
+
+
+def test_search_divider_snapshot(snap_compare, views_app: TopicLensApp):
+    async def search(pilot: Pilot[None]) -> None:
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen)
+        screen.run_search("flashattention")
+        await before()(pilot)
+        # the last literal match under the cursor: the divider in view below it
+        literal = screen.entry_list.also_from or 0
+        screen.entry_list.move_cursor(literal - 1)
+        await pilot.pause()
+
+    assert snap_compare(views_app, terminal_size=(120, 34), run_before=search)

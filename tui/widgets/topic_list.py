@@ -74,7 +74,12 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
     right-aligned in its column (``columns``: their widths in digits)."""
     size_w, unread_w = columns
     counts = f" {item.size:>{size_w}}"
-    if not unread_w:
+    if item.view.kind == "river":
+        # one count (they are all unread), across both columns: the river's count, larger
+        # than any topic's, widens no column
+        count = f" {item.unread}{UNREAD_MARK}" if item.unread else " 0"
+        counts, unread = f"{count:>{1 + size_w + (unread_w + 2 if unread_w else 0)}}", ""
+    elif not unread_w:
         unread = ""
     elif item.unread:
         unread = f" {item.unread:>{unread_w}}{UNREAD_MARK}"
@@ -167,9 +172,10 @@ class TopicList(CursorList):
         self._line_items = lines
         self._item_lines = [n for n, i in enumerate(lines) if i is not None]
         # the counts line up in two right-aligned columns, as wide as the widest number
+        counted = [i for i in items if i.view.kind != "river"]  # (its count spans both)
         self._columns = (
-            max((len(str(i.size)) for i in items), default=1),
-            max((len(str(i.unread)) for i in items if i.unread), default=0),
+            max((len(str(i.size)) for i in counted), default=1),
+            max((len(str(i.unread)) for i in counted if i.unread), default=0),
         )
         self._lines = {}
         cursor = self._keys.get(current.key) if current is not None else None
