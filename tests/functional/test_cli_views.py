@@ -139,3 +139,28 @@ def test_the_upgrade_keeps_the_triggers_of_a_store_with_rules_and_drops_the_othe
         zebra = entry("A zebra crossing", "Stripes.")
         store.add_entries([zebra])
         assert store.muted_ids() == {zebra.id}
+
+
+# --- the river, a page at a time ----------------------------------------------------------
+
+
+def test_the_river_read_a_page_at_a_time_is_the_whole_river(reader_store: Path):
+    with Store(reader_store) as store:
+        ids = store.entry_ids()
+        store.set_read_many(ids[::3])
+        store.add_mute_rule("words", "eagle")
+        whole = store.river_rows()
+        assert any(r[3] is None for r in whole)  # undated entries come last
+        for size in (1, 7, 50, len(whole)):
+            pages, after = [], None
+            while page := store.river_rows(size, after=after):
+                assert len(page) <= size
+                pages += page
+                after = page[-1][0]
+            assert pages == whole, size
+        assert store.river_rows(5) == whole[:5]
+        assert store.river_rows(5, after=whole[-1][0]) == []
+        assert store.river_rows(5, after="no-such-entry") == []
+        # a page starts after its entry even once that entry is read
+        store.set_read(whole[10][0])
+        assert store.river_rows(3, after=whole[10][0]) == whole[11:14]

@@ -14,6 +14,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 from topiclens.store.bounds import BoundError
 from topiclens.store.mute import checked
+from topiclens.text import fit_cells
 
 from ..display import literal, terminal_line
 from .styles import DIALOG_CSS
@@ -21,6 +22,7 @@ from .topic_name import sentence
 
 # (kind, value): what the dialog answers, the kinds of store/mute.py
 MuteChoice = tuple[str, str]
+SHOWN_CELLS = 300  # of a title or a source: however long the stored text, one frame
 
 
 class MuteScreen(ModalScreen[MuteChoice | None]):
@@ -50,15 +52,15 @@ class MuteScreen(ModalScreen[MuteChoice | None]):
     ) -> None:
         """``title``: the entry's; ``feed``: its feed's id and name, when it has one."""
         super().__init__()
-        self.entry_title = title
+        self.entry_title = fit_cells(terminal_line(title), SHOWN_CELLS)
         self.choices: list[MuteChoice] = []
         self.labels: list[str] = []
         if source.strip():
             self.choices.append(("source", source))
-            self.labels.append(f"Its source: {source}")
+            self.labels.append(f"Its source: {fit_cells(terminal_line(source), SHOWN_CELLS)}")
         if feed is not None:
             self.choices.append(("feed", str(feed[0])))
-            self.labels.append(f"Its feed: {feed[1]}")
+            self.labels.append(f"Its feed: {fit_cells(terminal_line(feed[1]), SHOWN_CELLS)}")
         self.words = words
 
     def compose(self) -> ComposeResult:
