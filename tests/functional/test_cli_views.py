@@ -62,6 +62,17 @@ def test_entries_search_lists_literal_matches_then_a_divider_then_concepts(
     assert status == 0 and CONCEPT_DIVIDER not in out and NAMED.id in out
 
 
+def test_search_show_lists_a_saved_search_with_the_same_divider(cli: Cli, data_dir: Path):
+    _add(data_dir, [NAMED, NAMED_IN_TEXT, ECONOMICS])
+    assert cli("search", "save", "fa", "flashattention")[0] == 0
+    assert cli("mute", "add", "kernel notes")[0] == 0  # muted: out of the saved search
+    status, out, err = cli("search", "show", "fa")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == [NAMED.id, "──", ECONOMICS.id]
+    assert lines[2] == CONCEPT_DIVIDER
+
+
 # --- mute rules: their triggers exist only while a rule needs them -----------------------
 
 MUTE_TRIGGER_NAMES = {"entries_muted", "entries_muted_again", "entries_unmuted"}
