@@ -195,7 +195,8 @@ def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
         match = s.entry_list.get_component_rich_style("entry-list--match")
         assert match.underline and match.bold
         other = next(i for i in range(len(rows)) if i != line and "推测解码" in rows[i][1])
-        strip = s.entry_list.render_list_line(other, 80, at_cursor=False)
+        # (a concept match: its line is under the divider)
+        strip = s.entry_list.render_list_line(s.entry_list.line_of(other), 80, at_cursor=False)
         marked = _styled(list(strip), "推测解码")
         assert marked and all(seg.style.underline for seg in marked)
         plain = [seg for seg in strip if seg.text.strip() and "推测解码" not in seg.text]
