@@ -331,3 +331,41 @@ def test_search_divider_snapshot(snap_compare, views_app: TopicLensApp):
         await pilot.pause()
 
     assert snap_compare(views_app, terminal_size=(120, 34), run_before=search)
+
+
+def test_mute_offers_the_entrys_feed_too_and_j_moves_to_it(reader_store: Path):
+    with Store(reader_store) as store:
+        feed, _ = store.add_feed("https://example.com/feed.xml", name="Example Feed")
+        fed = [
+            Entry(
+                id=entry_id(f"Fed {i}", "From the feed."),
+                title=f"Fed {i}",
+                summary="From the feed.",
+                source="Example Feed",
+                date="2099-01-0" + str(i + 1),
+                format="feed",
+                feed_id=feed.id,
+                feed_key=f"k{i}",
+            )
+            for i in range(3)
+        ]
+        store.add_entries(fed)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("a")  # All unread: the feed's entries are the newest
+        await settle(pilot)
+        assert s.entry_list.current_id == fed[2].id
+        await pilot.press("X")
+        await wait_until(pilot, lambda: isinstance(app.screen, MuteScreen), "the dialog")
+        choices = app.screen.query_one(OptionList)
+        assert choices.option_count == 2  # its source, its feed
+        await pilot.press("j")
+        assert choices.highlighted == 1
+        await pilot.press("k", "j", "enter")
+        await settle(pilot)
+        with Store(reader_store) as store:
+            assert [(r.kind, r.value) for r in store.mute_rules()] == [("feed", str(feed.id))]
+        assert not {e.id for e in fed} & {r[0] for r in s.entry_list.rows}
+        assert any("Muted the feed “Example Feed”: 3 entries hidden" in t for t in toasts(app))
+
+    run(reader_store, scenario)
