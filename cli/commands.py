@@ -179,15 +179,20 @@ def since_date(text: str) -> str:
     return text.strip()
 
 
-def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
-    """The ids `entries` lists: every filter given, in the search's order when searching
-    (None: every entry, read in one query). Muted entries are left out, except from a
+# between a search's literal matches and the entries that hold the query only as a concept
+CONCEPT_DIVIDER = "── by concept: a related term, not the words as written ──"
+
+
+def _selected_ids(store: Any, args: argparse.Namespace) -> tuple[list[str] | None, int]:
+    """The ids `entries` lists (None: every entry, read in one query) and where a
+    search's concept matches begin among them: every filter given, in the search's order
+    when searching, the literal matches first. Muted entries are left out, except from a
     search (a search is how a muted entry is found) or with --muted (only they)."""
     muted = True if args.muted else None if args.search is not None else False
     filters = (args.topic, args.source, args.since, args.until, args.search)
     unfiltered = all(f is None for f in filters) and not (args.unread or args.bookmarked)
     if unfiltered and muted is False and not store.muted_ids():
-        return None
+        return None, 0
     ids = store.filtered_entry_ids(
         topic_id=args.topic,
         source=args.source,
@@ -198,11 +203,14 @@ def _selected_ids(store: Any, args: argparse.Namespace) -> list[str] | None:
         muted=muted,
     )
     if args.search is None:
-        return ids
-    from ..clustering.search import search
+        return ids, len(ids)
+    from ..clustering.search import search_split
 
     wanted = set(ids)
-    return [eid for eid in search(store, args.search) if eid in wanted]
+    literal, concept = (
+        [eid for eid in group if eid in wanted] for group in search_split(store, args.search)
+    )
+    return literal + concept, len(literal)
 
 
 def _entry_json(
@@ -230,7 +238,8 @@ def cmd_entries(args: argparse.Namespace) -> int:
             err(f"topiclens: no topic with id {args.topic}; `topiclens topics` lists them")
             return 1
         try:
-            entries = store.entries(_selected_ids(store, args))
+            ids, concept_from = _selected_ids(store, args)
+            entries = store.entries(ids)
         except BoundError as exc:
             err(f"topiclens: {exc}")
             return 2
@@ -238,13 +247,19 @@ def cmd_entries(args: argparse.Namespace) -> int:
             topics = {t.id: t.name for t in store.topics()}
             placed = store.assignments()
             states = (store.read_ids(), store.bookmark_ids(), store.muted_ids())
-            write_json({"entries": [_entry_json(e, topics, placed, states) for e in entries]})
+            found = [_entry_json(e, topics, placed, states) for e in entries]
+            if args.search is not None:  # how each matched: the query as written, or a concept
+                for i, item in enumerate(found):
+                    item["match"] = "literal" if i < concept_from else "concept"
+            write_json({"entries": found})
             return 0
     width = output_width()
     out(ENTRIES_HEADER if width is None else fit_cells(ENTRIES_HEADER, width))
     if not entries:
         out("no entries")
-    for e in entries:
+    for i, e in enumerate(entries):
+        if i == concept_from and args.search is not None:
+            out(CONCEPT_DIVIDER if width is None else fit_cells(CONCEPT_DIVIDER, width))
         out(entry_line(e, width))
     return 0
 

@@ -10,7 +10,17 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from .commands import ENTRIES_HEADER, add_verb, cell, entry_line, err, open_store, out, output_width
+from .commands import (
+    CONCEPT_DIVIDER,
+    ENTRIES_HEADER,
+    add_verb,
+    cell,
+    entry_line,
+    err,
+    open_store,
+    out,
+    output_width,
+)
 
 Command = Callable[[argparse.Namespace], int]
 NAME_CELLS = 30  # a name or a rule in a listing
@@ -108,15 +118,23 @@ def cmd_search_list(args: argparse.Namespace) -> int:
 
 def cmd_search_show(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        ids = store.saved_search_ids(args.name)
-        if ids is None:
+        saved = next((x for x in store.saved_searches() if x.name == args.name.strip()), None)
+        if saved is None:
             return _bad(f"no saved search named {cell(args.name, NAME_CELLS)!r}", 1)
-        entries = store.entries(ids)
+        from ..clustering.search import search_split
+
+        hidden = store.muted_ids()
+        literal, concept = (
+            [e for e in group if e not in hidden] for group in search_split(store, saved.query)
+        )
+        entries = store.entries(literal + concept)
     width = output_width()
     out(ENTRIES_HEADER)
     if not entries:
         out("no entries")
-    for e in entries:
+    for i, e in enumerate(entries):
+        if i == len(literal):  # the query's words first, then what holds it as a concept
+            out(CONCEPT_DIVIDER)
         out(entry_line(e, width))
     return 0
 

@@ -7,9 +7,13 @@ words. A query that is the name of a bundled anchor (``assets/anchors.toml``, su
 matches. An entry matches when it holds every word of the query as written (literal
 matching, case-insensitive), or when every part matches, a concept by any of its forms.
 
-Matches are ranked: the query as written in the title first, then its concepts in the
-title, then the query as written anywhere, then its concepts anywhere; newest first
-within a rank (the store's scan, ``topiclens.store.entries.ranked``, orders them). No
+Matches are ranked, literal matches always before concept matches: the query's words as a
+phrase in the title, then every word in the title, then the phrase anywhere, then every
+word anywhere; after them the entries that hold the query only as a concept (another
+form, a narrower or a broader one), its concepts in the title first. Newest first within
+a rank (the store's scan, ``topiclens.store.entries.ranked``, orders them).
+:func:`search_split` keeps the two groups apart, so a list can show a divider between
+them. No
 jieba: a query's concepts are found by the concepts' forms alone, so a search never loads
 the dictionary (about a second).
 """
@@ -28,13 +32,18 @@ from .tokenize import fold, surface_pattern, vocabulary
 if TYPE_CHECKING:
     from topiclens.store.db import Store
 
-RANK_TITLE = 0  # every word of the query in the title, as written
-RANK_CONCEPT_TITLE = 1  # every part of the query in the title, a concept by any form
-RANK_TEXT = 2  # every word in the title, summary or comment, as written
-RANK_CONCEPT = 3  # every part in the title, summary or comment
+RANK_PHRASE_TITLE = 0  # the query's words in the title, in order and together
+RANK_TITLE = 1  # every word of the query in the title, as written
+RANK_PHRASE = 2  # the words in order and together in the title, summary or comment
+RANK_TEXT = 3  # every word in the title, summary or comment, as written
+RANK_CONCEPT_TITLE = 4  # every part of the query in the title, a concept by any form
+RANK_CONCEPT = 5  # every part in the title, summary or comment
 
 _SPACE = re.compile(r"\s+")
 _WORDISH = re.compile(r"[a-z0-9]")
+# what may stand between two words of a phrase: "flash attention" is also "FlashAttention"
+# and "flash-attention", never words apart
+_JOINER = r"[\s\-_./]*"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,23 +93,25 @@ class SearchQuery:
     words: tuple[str, ...]
     parts: tuple[Part, ...]
     _patterns: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+    _phrase: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     highlight: re.Pattern[str] = field(default=re.compile(r"(?!x)x"), compare=False, repr=False)
 
     def rank(self, title: str, summary: str, comment: str) -> int | None:
-        """How well an entry matches, best first: :data:`RANK_TITLE`,
-        :data:`RANK_CONCEPT_TITLE`, :data:`RANK_TEXT`, :data:`RANK_CONCEPT`; None when it
-        does not. A form never runs from one field into the next (NUL between them)."""
+        """How well an entry matches, best first: :data:`RANK_PHRASE_TITLE`,
+        :data:`RANK_TITLE`, :data:`RANK_PHRASE`, :data:`RANK_TEXT` (literal matches),
+        :data:`RANK_CONCEPT_TITLE`, :data:`RANK_CONCEPT`; None when it does not. A form
+        never runs from one field into the next (NUL between them)."""
         if not self.words:
             return None
-        words, patterns = self.words, self._patterns
+        words, patterns, phrase = self.words, self._patterns, self._phrase
         title = title.lower()
         if all(w in title for w in words):
-            return RANK_TITLE
-        if patterns and all(p.search(title) for p in patterns):
-            return RANK_CONCEPT_TITLE
+            return RANK_PHRASE_TITLE if phrase is None or phrase.search(title) else RANK_TITLE
         text = f"{title}\0{summary}\0{comment}".lower()
         if all(w in text for w in words):
-            return RANK_TEXT
+            return RANK_PHRASE if phrase is None or phrase.search(text) else RANK_TEXT
+        if patterns and all(p.search(title) for p in patterns):
+            return RANK_CONCEPT_TITLE
         if patterns and all(p.search(text) for p in patterns):
             return RANK_CONCEPT
         return None
@@ -210,7 +221,9 @@ def parse_query(text: str) -> SearchQuery:
         for w in sorted({*words, *(p.text for p in parts if not p.concept)}, key=len, reverse=True)
     )
     highlight = re.compile("|".join(x for x in (shown, plain) if x) or r"(?!x)x", re.IGNORECASE)
-    return SearchQuery(text, words, parts, patterns, highlight)
+    # one word is its own phrase: every literal match of it is a phrase match
+    phrase = re.compile(_JOINER.join(map(re.escape, words))) if len(words) > 1 else None
+    return SearchQuery(text, words, parts, patterns, phrase, highlight)
 
 
 def search(store: Store, query: str | SearchQuery, limit: int | None = None) -> list[str]:
@@ -224,3 +237,20 @@ def search(store: Store, query: str | SearchQuery, limit: int | None = None) -> 
     if not q.words:
         return []
     return store.search_ranked(q.prefilter(), q.rank, limit)
+
+
+def search_split(store: Store, query: str) -> tuple[list[str], list[str]]:
+    """:func:`search`'s entries in two groups, each best first: those that hold the query
+    as written (every word, the phrase first), then those that hold it only as a concept
+    (a list shows them after a divider)."""
+    from topiclens.store.bounds import check_query
+
+    check_query(query)
+    q = parse_query(query)
+    if not q.words:
+        return [], []
+    found = store.search_ranks(q.prefilter(), q.rank)
+    return (
+        [eid for rank, eid in found if rank < RANK_CONCEPT_TITLE],
+        [eid for rank, eid in found if rank >= RANK_CONCEPT_TITLE],
+    )

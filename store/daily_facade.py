@@ -91,11 +91,12 @@ class DailyFacade(Database):
 
     # --- the river: every unread entry, newest first -------------------------------------
 
-    def river_rows(self, limit: int | None = None) -> list[EntryRow]:
+    def river_rows(self, limit: int | None = None, after: str | None = None) -> list[EntryRow]:
         """(id, title, source, date) of every unread entry whatever its topic, newest
         first (undated last), the muted ones left out: the reader's "all unread" list
-        (``limit``: the first so many)."""
-        return _queries.river_rows(self, limit)
+        (``limit``: the first so many, read cheaply; ``after``: those after that entry,
+        the next page)."""
+        return _queries.river_rows(self, limit, after)
 
     # --- mute rules ---------------------------------------------------------------------
 

@@ -122,6 +122,12 @@ class Store(DailyFacade, FeedsFacade):
         (``clustering.search`` says what matches)."""
         return _entries.ranked(self, prefilter, rank, limit)
 
+    def search_ranks(
+        self, prefilter: _entries.Prefilter, rank: _entries.Rank
+    ) -> list[tuple[int, str]]:
+        """(rank, id) of what :meth:`search_ranked` finds, in its order."""
+        return _entries.ranked_pairs(self, prefilter, rank)
+
     def unassigned_ids(self) -> list[str]:
         """Ids of entries in no topic, in import order."""
         return _entries.unassigned_ids(self)

@@ -160,6 +160,12 @@ def ranked(db: Database, prefilter: Prefilter, rank: Rank, limit: int | None = N
     """Ids of the entries that pass ``prefilter`` (in SQL, so that the rest are never
     read out) and that ``rank(title, summary, comment)`` then gives a rank (not None):
     lowest rank first, newest first within a rank (undated last, then in import order)."""
+    ids = [eid for _, eid in ranked_pairs(db, prefilter, rank)]
+    return ids if limit is None else ids[:limit]
+
+
+def ranked_pairs(db: Database, prefilter: Prefilter, rank: Rank) -> list[tuple[int, str]]:
+    """(rank, id) of what :func:`ranked` finds, in its order."""
     strings = [text for groups in prefilter for group in groups for text in group]
     if len(strings) > PREFILTER_MAX or any(len(t) > QUERY_MAX_CHARS for t in strings):
         # (SQLite refuses an expression deeper than 1,000 or a LIKE pattern of 50,000)
@@ -195,8 +201,7 @@ def ranked(db: Database, prefilter: Prefilter, rank: Rank, limit: int | None = N
             found.append((r, date or "", eid))
     found.sort(key=lambda row: row[1], reverse=True)  # newest first, undated last (stable)
     found.sort(key=lambda row: row[0])
-    ids = [eid for _, _, eid in found]
-    return ids if limit is None else ids[:limit]
+    return [(r, eid) for r, _, eid in found]
 
 
 def unassigned_ids(db: Database) -> list[str]:

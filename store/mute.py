@@ -4,10 +4,11 @@ the store and found by a search.
 A rule is words (every one of them in the entry's title or summary, as written, ASCII
 letters in any case), a source (the entry's source, in any ASCII letter case) or a feed (by
 its id). The entries a words or source rule mutes are kept in ``muted_entries``: filled here
-when the rule is added, and by the triggers of the schema whenever an entry is written
-(imported, restored, fetched, changed), so a list reads them with one index lookup a row.
-Feed rules are matched when read (the feed column belongs to the feeds' own migration): a
-lookup of the entry's feed among the muted ones.
+when the rule is added, and by triggers whenever an entry is written (imported, restored,
+fetched, changed), so a list reads them with one index lookup a row. The triggers exist
+only while such a rule does (made with the first, dropped with the last:
+:func:`~.migrations.sync_mute_triggers`), so a store with no rule imports at full speed.
+Feed rules are matched when read: a lookup of the entry's feed among the muted ones.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import orjson
 
 from .bounds import BoundError, check_name
 from .connection import Database
+from .migrations import sync_mute_triggers
 from .schema import mute_match
 
 KINDS: tuple[str, ...] = ("words", "source", "feed")
@@ -60,20 +62,11 @@ def checked(kind: str, value: str) -> tuple[str, str]:
     return value, _lower(value)
 
 
-def has_feed_column(db: Database) -> bool:
-    rows = db.query("SELECT 1 FROM pragma_table_info('entries') WHERE name = 'feed_id'")
-    return bool(rows)
-
-
 def add(db: Database, kind: str, value: str) -> tuple[MuteRule, bool]:
     """Add a rule (one that is there already is left as it is) and mute what it matches,
     in one transaction; returns the rule and whether it is new."""
     shown, match = checked(kind, value)
-    if (
-        kind == "feed"
-        and db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'feeds'")
-        and not db.query("SELECT 1 FROM feeds WHERE id = ?", (int(match),))
-    ):
+    if kind == "feed" and not db.query("SELECT 1 FROM feeds WHERE id = ?", (int(match),)):
         raise BoundError(f"no feed with id {match}; `topiclens feed list` lists them")
     with db.write() as conn:
         cur = conn.execute(
@@ -86,6 +79,7 @@ def add(db: Database, kind: str, value: str) -> tuple[MuteRule, bool]:
             "SELECT id FROM mute_rules WHERE kind = ? AND match = ?", (kind, match)
         ).fetchone()
         if new and kind != "feed":
+            sync_mute_triggers(conn)
             conn.execute(
                 "INSERT OR IGNORE INTO muted_entries(entry_id, rule_id) SELECT e.id, r.id "
                 f"FROM mute_rules r, entries e WHERE r.id = ? AND {mute_match('e')}",
@@ -100,21 +94,20 @@ def remove(db: Database, rule_id: int) -> MuteRule | None:
     gone = next((r for r in rules(db) if r.rule_id == rule_id), None)
     with db.write() as conn:  # (its muted rows go with it: a foreign key cascades)
         conn.execute("DELETE FROM mute_rules WHERE id = ?", (rule_id,))
+        sync_mute_triggers(conn)
     return gone
 
 
 def rules(db: Database) -> list[MuteRule]:
     """Every rule in the order they were made, with how many entries each mutes now."""
-    feed_counts: dict[str, int] = {}
-    if has_feed_column(db):
-        feed_counts = {
-            str(feed): n
-            for feed, n in db.query(
-                "SELECT feed_id, count(*) FROM entries WHERE feed_id IN "
-                "(SELECT CAST(match AS INTEGER) FROM mute_rules WHERE kind = 'feed') "
-                "GROUP BY feed_id"
-            )
-        }
+    feed_counts = {
+        str(feed): n
+        for feed, n in db.query(
+            "SELECT feed_id, count(*) FROM entries WHERE feed_id IN "
+            "(SELECT CAST(match AS INTEGER) FROM mute_rules WHERE kind = 'feed') "
+            "GROUP BY feed_id"
+        )
+    }
     rows = db.query(
         "SELECT r.id, r.kind, r.value, r.created_at, r.match, "
         "(SELECT count(*) FROM muted_entries m WHERE m.rule_id = r.id) "
@@ -134,7 +127,7 @@ def clause(db: Database, column: str) -> tuple[str, list[int]] | None:
         return None
     sql = f"EXISTS (SELECT 1 FROM muted_entries m WHERE m.entry_id = {column})"
     feeds = [int(m) for (m,) in db.query("SELECT match FROM mute_rules WHERE kind = 'feed'")]
-    if feeds and has_feed_column(db):
+    if feeds:
         marks = ",".join("?" * len(feeds))
         sql += (
             f" OR EXISTS (SELECT 1 FROM entries fe WHERE fe.id = {column} "
@@ -175,4 +168,5 @@ def put(db: Database, items: list[tuple[str, str, float]]) -> int:
                     f"FROM mute_rules r, entries e WHERE r.id = ? AND {mute_match('e')}",
                     (row[0],),
                 )
+        sync_mute_triggers(conn)
     return new

@@ -77,20 +77,51 @@ def muted_counts(db: Database) -> dict[int, int]:
     )
 
 
-def river_rows(db: Database, limit: int | None = None) -> list[EntryRow]:
+def river_rows(db: Database, limit: int | None = None, after: str | None = None) -> list[EntryRow]:
     """Every unread entry but the muted ones, whatever its topic, newest first (undated
-    last, then in import order): the reader's "all unread" list."""
+    last, then in import order): the reader's "all unread" list. ``limit``: the first so
+    many, read along the date index (a page of a 100,000-entry store in milliseconds, where
+    the whole river takes a second); ``after``: those after that entry in this order (the
+    next page)."""
     hidden = mute.clause(db, "e.id")
     sql, params = (f"AND NOT {hidden[0]} ", list(hidden[1])) if hidden else ("", [])
-    query = (
-        "SELECT e.id, e.title, e.source, e.date FROM entries e "
-        f"WHERE e.id NOT IN (SELECT entry_id FROM read_state) {sql}"
-        f"ORDER BY e.date IS NULL, e.date DESC, e.rowid"
+    unread = f"e.id NOT IN (SELECT entry_id FROM read_state) {sql}"
+    if limit is None and after is None:
+        return db.query(
+            f"SELECT e.id, e.title, e.source, e.date FROM entries e WHERE {unread}"
+            "ORDER BY e.date IS NULL, e.date DESC, e.rowid",
+            params,
+        )
+    start: tuple[str | None, int] | None = None
+    if after is not None:
+        found = db.query("SELECT date, rowid FROM entries WHERE id = ?", (after,))
+        if not found:
+            return []
+        start = found[0]
+    rows: list[EntryRow] = []
+    if start is None or start[0] is not None:
+        # the dated part, along the date index: later pages start after the last row's place
+        where, more = "e.date IS NOT NULL", []
+        if start is not None:
+            where = "(e.date < ? OR (e.date = ? AND e.rowid > ?))"
+            more = [start[0], start[0], start[1]]
+        rows = db.query(
+            f"SELECT e.id, e.title, e.source, e.date FROM entries e WHERE {where} AND {unread}"
+            "ORDER BY e.date DESC, e.rowid" + (" LIMIT ?" if limit is not None else ""),
+            [*more, *params] + ([limit] if limit is not None else []),
+        )
+        if limit is not None and len(rows) >= limit:
+            return rows
+    # then the undated ones, in import order
+    where, more = "e.date IS NULL", []
+    if start is not None and start[0] is None:
+        where, more = "e.date IS NULL AND e.rowid > ?", [start[1]]
+    rest = None if limit is None else limit - len(rows)
+    return rows + db.query(
+        f"SELECT e.id, e.title, e.source, e.date FROM entries e WHERE {where} AND {unread}"
+        "ORDER BY e.rowid" + (" LIMIT ?" if rest is not None else ""),
+        [*more, *params] + ([rest] if rest is not None else []),
     )
-    if limit is not None:
-        query += " LIMIT ?"
-        params.append(limit)
-    return db.query(query, params)
 
 
 def count_unassigned(db: Database) -> int:

@@ -71,8 +71,12 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
         # re-read under the write lock: another process may have migrated already
         current = conn.execute("PRAGMA user_version").fetchone()[0]
         if current < target:
-            for statement in statements(MIGRATIONS[target - 1]):
-                conn.execute(statement)
+            migration = MIGRATIONS[target - 1]
+            if callable(migration):
+                migration(conn)
+            else:
+                for statement in statements(migration):
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {target}")
         conn.execute("COMMIT")
 

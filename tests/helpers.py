@@ -156,8 +156,8 @@ SCHEMA_9 = (
             "feed_id", "feed_key", "author", "published", "date_first_seen", "content_start"
         )
     )
-    + "DROP TRIGGER entries_muted; DROP TRIGGER entries_muted_again;"
-    + "DROP TRIGGER entries_unmuted; DROP TABLE muted_entries; DROP TABLE mute_rules;"
+    + "DROP TRIGGER IF EXISTS entries_muted; DROP TRIGGER IF EXISTS entries_muted_again;"
+    + "DROP TRIGGER IF EXISTS entries_unmuted; DROP TABLE muted_entries; DROP TABLE mute_rules;"
     + "DROP TABLE saved_searches; DROP TABLE read_marks; DROP TABLE trash;"
     + "ALTER TABLE bookmarks DROP COLUMN topic_id;"
 )  # fmt: skip

@@ -167,6 +167,27 @@ MAIN: tuple[Command, ...] = (
         footer=True,
     ),
     Command(
+        "river",
+        "a",
+        "All unread",
+        "All unread: every unread entry, newest first, across topics (U and space follow it)",
+        "river",
+    ),
+    Command(
+        "save-search",
+        "W",
+        "Save search",
+        "Save the search under a name: listed above the topics with its unread entries",
+        "save_search",
+    ),
+    Command(
+        "mute",
+        "X",
+        "Mute",
+        "Mute the entry's source or feed, or words: matching entries leave lists and counts",
+        "mute",
+    ),
+    Command(
         "overview",
         "o",
         "Overview",
@@ -415,5 +436,10 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "feed-input-cancel",
         # a dialog's choice of one (the export's format): Enter takes it and goes on
         "choice-take",
+        # saving a search, muting
+        "save-search-cancel",
+        "mute-cancel",
+        "mute-down",
+        "mute-up",
     }
 )

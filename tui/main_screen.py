@@ -57,17 +57,29 @@ from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
 from .views import (
     DEFAULT_SORT,
+    RIVER_PAGE,
     SORTS,
     arrange_rows,
     empty_text,
     first_topic,
+    more_river,
     search_highlight,
     topic_subject,
     view_name,
     view_title,
 )
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
-from .workers import BROWSER, CHECK, CORRECTION, DIALOG, FEEDS, PREPARE, READ_AHEAD, ROWS
+from .workers import (
+    BROWSER,
+    CHECK,
+    CORRECTION,
+    DIALOG,
+    FEEDS,
+    PREPARE,
+    READ_AHEAD,
+    ROWS,
+    SAVED,
+)
 
 if TYPE_CHECKING:
     import webbrowser
@@ -91,6 +103,9 @@ SHORT = 30  # under this many lines the panes share less height (reader.tcss, -s
 TOPICS_LEAST = 22
 TOPICS_MOST = 40
 TOPICS_SHARE = 0.4
+
+# above a search's concept matches in the entry list
+CONCEPT_DIVIDER = "by concept: a related term, not the words as written"
 
 # after a toast about another process's change, its further commits (an import places
 # its new entries in topics a second later) reload without a toast of their own
@@ -162,6 +177,9 @@ class MainScreen(Screen[None]):
         self.topics: list[Topic] = []
         self.unread: dict[int, int] = {}  # topic id -> its unread entries
         self.search_count = 0  # the results of the search in the topic list
+        self.saved: dict[str, str] = {}  # saved search name -> its query, in the order saved
+        # each saved search's entries (muted ones left out), read by a worker after reload
+        self.saved_found: dict[str, frozenset[str]] = {}
         # this session's work
         self.loader = RowLoader(self, store, self.rows_ready)
         self.preparing = False  # the first start's grouping is under way
@@ -282,6 +300,9 @@ class MainScreen(Screen[None]):
         self.place_changed()
         if entry_id is None or self.detail is None or self.detail.entry.id != entry_id:
             self.load_detail(entry_id)  # else shown already (rows_ready loads it)
+        cursor = self.entry_list.cursor
+        if cursor is not None and cursor >= len(self.entry_list.rows) - RIVER_PAGE // 5:
+            self.more_river()  # near the end of the river's rows read so far: the next page
         # in unread-only mode a read entry leaves the list once the cursor leaves it
         if (
             self.state.unread_only
@@ -317,6 +338,9 @@ class MainScreen(Screen[None]):
                 self.correction_failed(worker.error)
         elif worker.group == FEEDS:
             self.feeds_fetched(worker)
+        elif worker.group == SAVED and worker.state == WorkerState.SUCCESS:
+            self.saved_found = worker.result  # type: ignore[assignment]
+            self.show_topics(self.state.view)
         elif worker.group == CHECK and worker.state == WorkerState.SUCCESS:
             if worker.result:  # entries the last grouping has not placed: group them now
                 self.show_progress("Grouping new entries", 0)
@@ -398,11 +422,13 @@ class MainScreen(Screen[None]):
         self.unread = store.topic_unread_counts()
         self.bookmarks = frozenset(store.bookmark_ids())
         self.read = frozenset(store.read_ids())
+        self.read_saved_searches()
         view = self.state.view
         valid = {t.id for t in self.topics}
         if view is not None and (
             (view.kind == "topic" and view.topic_id not in valid)
             or (view.kind == "bookmarks" and not self.bookmarks)
+            or (view.kind == "saved" and view.query not in self.saved)
         ):
             view = None
         opening = first_topic(self.topics)
@@ -411,7 +437,7 @@ class MainScreen(Screen[None]):
         self.show_topics(view)
         if view is not None:
             # a search scans every entry: never on the event loop
-            wait = view.kind != "search"
+            wait = not view.searched
             self.show_view(view, keep=keep or self.entry_list.current_id, wait=wait)
         else:
             self.state.view = None
@@ -426,7 +452,7 @@ class MainScreen(Screen[None]):
         grouping): counts that change while reading never move a topic."""
         from topiclens.store.correction_log import GENERATION
 
-        fresh = self.store.topics()
+        fresh = self.store.visible_topics()  # sizes without the muted entries
         grouping = self.store.get_meta(GENERATION)
         if resort or grouping != self._grouping or not self.topics:
             self._grouping = grouping
@@ -439,7 +465,14 @@ class MainScreen(Screen[None]):
         search = None
         if self.state.search_query is not None:
             search = (self.state.search_query, self.search_count)
-        items = topic_items(self.topics, self.unread, len(self.bookmarks), search)
+        read = self.read
+        saved = [
+            (name, None, 0)
+            if name not in self.saved_found
+            else (name, len(ids), sum(1 for e in ids if e not in read))
+            for name, ids in ((n, self.saved_found.get(n)) for n in self.saved)
+        ]
+        items = topic_items(self.topics, self.unread, len(self.bookmarks), search, saved)
         self.topic_list.show(items, current)
         self.fit_topic_pane()
 
@@ -471,11 +504,13 @@ class MainScreen(Screen[None]):
         state = self.state
         entries = self.entry_list
         entries.empty_text = empty_text(view, state.unread_only, state.row_filter.active)
-        entries.border_title = literal(view_title(view, len(rows), self.topics, also))
+        total = sum(self.unread.values()) if view.kind == "river" else None
+        entries.border_title = literal(view_title(view, len(rows), self.topics, also, total))
         entries.border_subtitle = literal(self.list_subtitle())
-        entries.highlight = match = search_highlight(view)
+        entries.highlight = match = search_highlight(view, self.saved.get(view.query))
         self.detail_pane.show_matches(match)
-        entries.show_rows(rows, keep, also=also)
+        divider = CONCEPT_DIVIDER if view.searched else None
+        entries.show_rows(rows, keep, also=also, divider=divider)
         # the entry under the cursor is loaded here, in the same turn of the event loop as
         # the rows, not on the list's Highlighted message: the rows and their first entry
         # then reach the terminal in one frame, not two
@@ -591,6 +626,8 @@ class MainScreen(Screen[None]):
         that has one."""
         entries = self.entry_list
         target = (entries.cursor if entries.cursor is not None else -1) + step
+        if target >= len(entries.rows) and step > 0:
+            self.more_river()
         if 0 <= target < len(entries.rows):
             entries.move_cursor(target)
         elif step < 0 or not self._next_topic():
@@ -666,6 +703,16 @@ class MainScreen(Screen[None]):
         for row in entries.rows[start:]:
             if row[0] not in self.read and view is not None:
                 return view, row[0]
+        if view is not None and view.kind == "river":  # the river's own order, page by page
+            while self.more_river():
+                for row in self.entry_list.rows[start:]:
+                    if row[0] not in self.read:
+                        return view, row[0]
+            unread = self.store.river_rows(1)
+            if unread:
+                self.show_view(view, keep=unread[0][0], wait=True)  # the river from the top
+                return view, unread[0][0]
+            return None
         ids = [t.id for t in self.topics]
         first = 0
         if view is not None and view.kind == "topic" and view.topic_id in ids:
@@ -987,6 +1034,111 @@ class MainScreen(Screen[None]):
         self.entry_list.show_rows([])
         self.show_view(view)  # in a worker: a search reads every entry
         self.entry_list.focus()
+
+    # --- the river, saved searches, mute rules ---------------------------------------
+
+    def action_river(self) -> None:
+        """Show every unread entry, newest first, whatever its topic."""
+        view = View("river")
+        self.topic_list.select_view(view)
+        if view != self.state.view:
+            self.show_view(view, wait=True)  # its first page: one range of the date index
+        self.entry_list.focus()
+
+    def more_river(self) -> bool:
+        """Add the river's next page to the list shown (the cursor stays where it is);
+        False when the river is not shown or every unread entry is in it already."""
+        view, shown = self.state.view, self._shown
+        if view is None or view.kind != "river" or shown is None or shown[0] != view:
+            return False
+        more = more_river(self.store, shown[1])
+        if more is None:
+            return False
+        self.rows_ready(view, more, self.entry_list.current_id)
+        return True
+
+    def read_saved_searches(self) -> None:
+        """Read the saved searches (names and queries, one small query) and count their
+        entries in a worker (a search each); the topic list shows them as they are known."""
+        self.saved = {s.name: s.query for s in self.store.saved_searches()}
+        self.saved_found = {n: ids for n, ids in self.saved_found.items() if n in self.saved}
+        if self.saved:
+            self.count_saved(self.loader.worker_store)
+
+    @work(thread=True, exclusive=True, group=SAVED, exit_on_error=False)
+    def count_saved(self, store: Store) -> dict[str, frozenset[str]]:
+        """Each saved search's entries now, muted ones left out (on the rows' connection)."""
+        return {
+            s.name: frozenset(store.saved_search_ids(s.name) or ()) for s in store.saved_searches()
+        }
+
+    @work(group=DIALOG)
+    async def action_save_search(self) -> None:
+        query = self.state.search_query
+        if query is None:
+            self.notify("Search first (/): W then saves the search.", severity="warning")
+            return
+        from .screens.save_search import SaveSearchScreen
+
+        name = await self.app.push_screen_wait(SaveSearchScreen(query, frozenset(self.saved)))
+        if name is None:
+            return
+        from topiclens.store.bounds import BoundError
+        from topiclens.store.errors import StoreError
+
+        try:
+            new = self.store.save_search(name, query)
+        except (BoundError, StoreError) as exc:  # a full disk, say: a toast, not a crash
+            self.notify(terminal_line(f"Not saved: {exc}"), severity="error", markup=False)
+            return
+        self.read_saved_searches()
+        self.show_topics(self.state.view)
+        what = "Saved" if new else "Replaced"
+        self.notify(
+            terminal_line(f"{what} search “{name}”: listed above the topics."), markup=False
+        )
+
+    @work(group=DIALOG)
+    async def action_mute(self) -> None:
+        self._catch_up()
+        entry_id = self._need_entry()
+        entry = self.store.entry(entry_id) if entry_id is not None else None
+        if entry is None:
+            return
+        from .screens.mute import MuteScreen
+
+        feed = None
+        if entry.feed_id is not None:
+            found = self.store.feed(entry.feed_id)
+            feed = (entry.feed_id, found.display_name if found else f"#{entry.feed_id}")
+        selected = (self.app.screen.get_selected_text() or "").strip()
+        words = " ".join(selected.split()) if len(selected) <= 200 else ""
+        dialog = MuteScreen(entry.title, entry.source, feed, words)
+        answer = await self.app.push_screen_wait(dialog)
+        if answer is None:
+            return
+        from topiclens.store.bounds import BoundError
+        from topiclens.store.errors import StoreError
+
+        kind, value = answer
+        try:
+            rule, new = self.store.add_mute_rule(kind, value)
+        except (BoundError, StoreError) as exc:  # a full disk, say: a toast, not a crash
+            self.notify(terminal_line(f"Not muted: {exc}"), severity="error", markup=False)
+            return
+        self._version = self.store.external_changes()
+        self.reload()  # the muted entries leave every list and count
+        self.load_detail(self.entry_list.current_id)
+        what = feed[1] if rule.kind == "feed" and feed else rule.value
+        noun = "entry" if rule.muted == 1 else "entries"
+        again = "" if new else " (muted already)"
+        self.notify(
+            terminal_line(
+                f"Muted the {rule.kind} “{what}”{again}: {rule.muted} {noun} hidden, still "
+                "found by / (`topiclens mute remove` undoes)."
+            ),
+            markup=False,
+        )
 
     @work(group=DIALOG)
     async def action_overview(self) -> None:

@@ -15,16 +15,18 @@ Row = tuple[str, str, str, str | None]
 
 class Rows(NamedTuple):
     """A view's rows: its own entries, then the last ``also`` of them, entries whose topic
-    is another but that are also listed here (a topic's "also here" rows)."""
+    is another but that are also listed here (a topic's "also here" rows); in a search's
+    view, the entries that hold the query only as a concept (after a divider)."""
 
     rows: list[Row]
     also: int = 0
 
 
 class View(NamedTuple):
-    """What the entry list shows: a topic, the bookmarks or search results."""
+    """What the entry list shows: a topic, the bookmarks, search results, every unread
+    entry newest first (the river) or a saved search (``query``: its name)."""
 
-    kind: Literal["topic", "bookmarks", "search"]
+    kind: Literal["topic", "bookmarks", "search", "river", "saved"]
     topic_id: int | None = None
     query: str = ""
 
@@ -32,7 +34,15 @@ class View(NamedTuple):
     def key(self) -> str:
         if self.kind == "topic":
             return f"topic-{self.topic_id}"
+        if self.kind == "saved":
+            return f"saved-{self.query}"
         return self.kind
+
+    @property
+    def searched(self) -> bool:
+        """Its rows come from a search: read in a worker, a divider before the concept
+        matches."""
+        return self.kind in ("search", "saved")
 
 
 @dataclass(slots=True)

@@ -27,7 +27,7 @@ MAX_STATE_LENGTH = 64 * 1024
 class ReaderState:
     """Where the reader is and how its entry list is arranged."""
 
-    view: View | None = None  # the topic, the bookmarks or a search shown
+    view: View | None = None  # the topic, bookmarks, search, river or saved search shown
     # the entry under the entry list's cursor (the list's Highlighted handler follows it)
     entry: str | None = None
     unread_only: bool = False
@@ -40,14 +40,17 @@ class ReaderState:
     entry_top: int = 0  # the entry pane's first line on screen (how far the entry was read)
 
     def to_json(self) -> str:
-        """The saved form: a topic or the bookmarks (a search is not saved), the entry
-        in it and how the two panes were scrolled, unread-only, the sort and the filter."""
+        """The saved form: a topic, the bookmarks, All unread or a saved search (by name;
+        a search is not saved), the entry in it and how the two panes were scrolled,
+        unread-only, the sort and the filter."""
         view = self.view
-        shown: int | str | None = None
+        shown: int | str | dict[str, str] | None = None
         if view is not None and view.kind == "topic":
             shown = view.topic_id
-        elif view is not None and view.kind == "bookmarks":
-            shown = "bookmarks"
+        elif view is not None and view.kind in ("bookmarks", "river"):
+            shown = view.kind
+        elif view is not None and view.kind == "saved":
+            shown = {"saved": view.query}
         rule = self.row_filter
         state = {
             "view": shown,
@@ -85,8 +88,10 @@ class ReaderState:
         view = data.get("view")
         if isinstance(view, int) and not isinstance(view, bool):
             state.view = View("topic", view)
-        elif view == "bookmarks":
-            state.view = View("bookmarks")
+        elif view in ("bookmarks", "river"):
+            state.view = View(view)
+        elif isinstance(view, dict) and isinstance(view.get("saved"), str):
+            state.view = View("saved", query=view["saved"])  # (reload checks it is there)
         elif view is not None:
             bad.append("view")
         entry = data.get("entry")

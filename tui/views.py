@@ -16,6 +16,10 @@ from .model import Row, Rows, View
 # rows (every topic of a 100,000-entry store) take about 40 MB, and going back to a
 # topic then costs no query (docs/reader.md, "Speed")
 ROWS_CACHED = 150_000
+# the river's rows read at a time (newest first, along the date index: milliseconds on a
+# 100,000-entry store, where the whole river takes a second); the next page is read when
+# the cursor or the next-unread walk nears the end of those shown
+RIVER_PAGE = 500
 
 
 def fetch_rows(store: Store, view: View) -> Rows:
@@ -26,18 +30,46 @@ def fetch_rows(store: Store, view: View) -> Rows:
         return Rows(store.topic_rows(view.topic_id) + also, len(also))
     if view.kind == "bookmarks":
         return Rows(store.entry_rows([b.entry_id for b in reversed(store.bookmarks())]))
-    from topiclens.clustering.search import search  # not imported before the first search
+    if view.kind == "river":
+        return Rows(store.river_rows(RIVER_PAGE))
+    if view.kind == "saved":
+        saved = next((s for s in store.saved_searches() if s.name == view.query), None)
+        return searched_rows(store, saved.query, muted_out=True) if saved else Rows([])
+    return searched_rows(store, view.query)
 
-    return Rows(store.entry_rows(search(store, view.query)))
+
+def searched_rows(store: Store, query: str, *, muted_out: bool = False) -> Rows:
+    """A search's rows: its literal matches, then (counted as ``also``) the entries that
+    hold it only as a concept; ``muted_out``: without the muted entries (a saved search's
+    list; the search of ``/`` is how a muted entry is found)."""
+    from topiclens.clustering.search import search_split  # not imported before a search
+
+    literal, concept = search_split(store, query)
+    hidden = store.muted_ids() if muted_out else None
+    if hidden:
+        literal = [e for e in literal if e not in hidden]
+        concept = [e for e in concept if e not in hidden]
+    return Rows(store.entry_rows(literal + concept), len(concept))
 
 
-def search_highlight(view: View) -> re.Pattern[str] | None:
-    """What the panes mark in a search view: the words and concept forms of its query."""
-    if view.kind != "search":
+def more_river(store: Store, shown: Rows) -> Rows | None:
+    """The river's rows shown and its next page; None when every unread entry is there."""
+    if len(shown.rows) % RIVER_PAGE or not shown.rows:
+        return None  # a short page was the last
+    more = store.river_rows(RIVER_PAGE, after=shown.rows[-1][0])
+    return Rows(shown.rows + more) if more else None
+
+
+def search_highlight(view: View, query: str | None = None) -> re.Pattern[str] | None:
+    """What the panes mark in a search view (``query``: a saved search's query): the
+    words and concept forms of its query."""
+    if view.kind == "search":
+        query = view.query
+    elif view.kind != "saved" or not query:
         return None
     from topiclens.clustering.search import parse_query
 
-    return parse_query(view.query).highlight
+    return parse_query(query).highlight
 
 
 def first_topic(topics: list[Topic]) -> Topic | None:
@@ -82,13 +114,20 @@ class RowCache:
         return self._count
 
 
-def view_title(view: View, n: int, topics: list[Topic], also: int = 0) -> str:
+def view_title(
+    view: View, n: int, topics: list[Topic], also: int = 0, total: int | None = None
+) -> str:
     """The entry list's border title: what it shows and how many (``n`` rows, the last
-    ``also`` of them listed here besides their own topic)."""
+    ``also`` of them listed here besides their own topic, or a search's concept matches;
+    ``total``: the river's unread entries, of which ``n`` are read in so far)."""
     if view.kind == "bookmarks":
         return f"Bookmarks · {n}"
-    if view.kind == "search":
-        return f"Search “{view.query}” · {n}"
+    if view.kind == "river":
+        return f"All unread, newest first · {n if total is None else max(n, total)}"
+    if view.kind in ("search", "saved"):
+        what = "Search" if view.kind == "search" else "Saved search"
+        title = f"{what} “{view.query}” · {n - also}"
+        return f"{title} + {also} by concept" if also else title
     topic = next((t for t in topics if t.id == view.topic_id), None)
     title = f"{topic.name if topic else 'Topic'} · {n - also}"
     return f"{title} + {also} also here" if also else title
@@ -100,6 +139,10 @@ def view_name(view: View, topics: list[Topic]) -> str:
         return next((t.name for t in topics if t.id == view.topic_id), "this topic")
     if view.kind == "bookmarks":
         return "the bookmarks"
+    if view.kind == "river":
+        return "the unread entries listed"
+    if view.kind == "saved":
+        return f"the saved search “{view.query}”"
     return f"the results of /{view.query}"
 
 
@@ -117,6 +160,8 @@ def empty_text(view: View, unread_only: bool, filtered: bool = False) -> str:
         return "No unread entries in this topic." if unread_only else "Empty topic."
     if view.kind == "bookmarks":
         return "No bookmarks: press b on an entry."
+    if view.kind == "river":
+        return "No unread entries: every entry is read."
     return "Nothing matches."
 
 

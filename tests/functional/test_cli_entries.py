@@ -8,6 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 from helpers import CliResult
+from topiclens.cli.commands import CONCEPT_DIVIDER
 from topiclens.clustering.search import search
 from topiclens.store import Store
 from topiclens.store.models import Entry
@@ -18,10 +19,10 @@ Cli = Callable[..., CliResult]
 
 
 def listed_ids(out: str) -> list[str]:
-    """The ids `entries` printed, the header left out."""
+    """The ids `entries` printed, the header (and a search's concept divider) left out."""
     header, *lines = out.splitlines()
     assert header.split() == ["id", "date", "source", "title"]
-    return [line.split()[0] for line in lines]
+    return [line.split()[0] for line in lines if line != CONCEPT_DIVIDER]
 
 
 def json_entries(cli: Cli, *args: str) -> list[dict]:

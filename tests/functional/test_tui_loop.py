@@ -173,7 +173,9 @@ def test_next_marks_read_and_carries_on_into_the_next_topic(reader_store: Path):
         await pilot.press("p")  # p marks too
         with Store(reader_store) as store:
             assert store.read_ids() == {rows[0], rows[1]}
-        assert s.topic_list.item(0).unread == first.size - 2
+        items = (s.topic_list.item(i) for i in range(s.topic_list.item_count))
+        row = next(i for i in items if i is not None and i.view == View("topic", first.id))
+        assert row.unread == first.size - 2
         s.entry_list.move_cursor(len(rows) - 1)  # the topic's last entry
         await pilot.press("n")
         await pilot.pause()

@@ -215,14 +215,15 @@ def test_the_first_bookmark_shifts_no_topic(reader_store: Path):
             return [line_text(topics, y) for y in range(topics.line_count)]
 
         before = lines()
-        assert before[0].split() == ["Bookmarks", "0"]  # kept for them, greyed
-        assert topics.item_at(0) is None  # not a cursor stop while there are none
+        assert before[0].split()[:2] == ["All", "unread"]  # All unread, then the bookmarks
+        assert before[1].split() == ["Bookmarks", "0"]  # kept for them, greyed
+        assert topics.item_at(1) is None  # not a cursor stop while there are none
         await pilot.press("l", "b")
         await settle(pilot)
         after = lines()
-        assert after[0].split() == ["Bookmarks", "1"] and topics.item_at(0) == 0
-        assert after[1:] == before[1:] and len(after) == len(before)
-        assert topics.item(0).name == "Bookmarks"  # a row that is chosen like a topic
+        assert after[1].split() == ["Bookmarks", "1"] and topics.item_at(1) == 1
+        assert after[2:] == before[2:] and after[0] == before[0] and len(after) == len(before)
+        assert topics.item(1).name == "Bookmarks"  # a row that is chosen like a topic
         assert width == topics.scrollable_content_region.width
         await pilot.press("b")  # the last bookmark gone: the row is kept again
         await settle(pilot)

@@ -16,8 +16,8 @@ from rich.segment import Segment
 from topiclens.clustering.search import (
     RANK_CONCEPT,
     RANK_CONCEPT_TITLE,
-    RANK_TEXT,
-    RANK_TITLE,
+    RANK_PHRASE,
+    RANK_PHRASE_TITLE,
     necessary,
     parse_query,
     search,
@@ -101,7 +101,7 @@ def test_literal_matching_stays_whatever_the_concepts(tmp_path: Path):
         assert search(store, "   ") == []
 
 
-def test_ranked_title_first_then_concepts_newest_first_within_a_rank(tmp_path: Path):
+def test_ranked_literal_first_then_concepts_newest_first_within_a_rank(tmp_path: Path):
     with Store.open_dir(tmp_path) as store:
         rows = [
             entry("A note on speculative decoding", "Old.", "2025-01-01"),  # title, literal
@@ -114,9 +114,15 @@ def test_ranked_title_first_then_concepts_newest_first_within_a_rank(tmp_path: P
         store.add_entries(rows)
         q = parse_query("speculative decoding")
         found = search(store, q)
-        assert found == [rows[1].id, rows[0].id, rows[2].id, rows[3].id, rows[4].id]
+        assert found == [rows[1].id, rows[0].id, rows[3].id, rows[2].id, rows[4].id]
         ranks = [q.rank(e.title, e.summary, e.comment) for e in store.entries(found)]
-        assert ranks == [RANK_TITLE, RANK_TITLE, RANK_CONCEPT_TITLE, RANK_TEXT, RANK_CONCEPT]
+        assert ranks == [
+            RANK_PHRASE_TITLE,
+            RANK_PHRASE_TITLE,
+            RANK_PHRASE,
+            RANK_CONCEPT_TITLE,
+            RANK_CONCEPT,
+        ]
         assert search(store, q, limit=2) == found[:2]
 
 
@@ -189,7 +195,8 @@ def test_the_reader_marks_matches_in_rows_and_detail(reader_store: Path):
         match = s.entry_list.get_component_rich_style("entry-list--match")
         assert match.underline and match.bold
         other = next(i for i in range(len(rows)) if i != line and "推测解码" in rows[i][1])
-        strip = s.entry_list.render_list_line(other, 80, at_cursor=False)
+        # (a concept match: its line is under the divider)
+        strip = s.entry_list.render_list_line(s.entry_list.line_of(other), 80, at_cursor=False)
         marked = _styled(list(strip), "推测解码")
         assert marked and all(seg.style.underline for seg in marked)
         plain = [seg for seg in strip if seg.text.strip() and "推测解码" not in seg.text]

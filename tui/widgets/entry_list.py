@@ -11,6 +11,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from topiclens.text import cell_width, fit_cells
 
 from ..display import fit_line
 from ..model import Row
@@ -102,6 +103,9 @@ class EntryList(CursorList):
         super().__init__(**kwargs)
         self.rows: list[Row] = []
         self.also_from: int | None = None  # rows from here on are "also here" rows
+        # a search's: the line above its concept matches (the rows from also_from on)
+        self.divider: str | None = None
+        self._divider_line: int | None = None
         # what a search matched (its words and concept forms), marked in the titles
         self.highlight: re.Pattern[str] | None = None
 
@@ -111,20 +115,39 @@ class EntryList(CursorList):
 
     @property
     def line_count(self) -> int:
-        return len(self.rows) or 2  # the empty text sits on the second line
+        if not self.rows:
+            return 2  # the empty text sits on the second line
+        return len(self.rows) + (self._divider_line is not None)
 
     def item_at(self, line: int) -> int | None:
+        split = self._divider_line
+        if split is not None and line >= split:
+            line = line - 1 if line > split else -1  # the divider is no item
         return line if 0 <= line < len(self.rows) else None
+
+    def line_of(self, item: int) -> int:
+        split = self._divider_line
+        return item + 1 if split is not None and item >= split else item
 
     @property
     def current_id(self) -> str | None:
         return self.rows[self.cursor][0] if self.rows and self.cursor is not None else None
 
-    def show_rows(self, rows: list[Row], keep: str | None = None, *, also: int = 0) -> None:
-        """Show ``rows`` (the last ``also`` of them marked "also here"), with the cursor on
-        entry ``keep`` if it is there, else the top."""
+    def show_rows(
+        self,
+        rows: list[Row],
+        keep: str | None = None,
+        *,
+        also: int = 0,
+        divider: str | None = None,
+    ) -> None:
+        """Show ``rows`` (the last ``also`` of them marked "also here", or with
+        ``divider`` a line saying so above them), with the cursor on entry ``keep`` if it
+        is there, else the top."""
         self.rows = rows
         self.also_from = len(rows) - also if also else None
+        self.divider = divider if also else None
+        self._divider_line = self.also_from if self.divider is not None else None
         index = 0
         if keep is not None:
             index = next((i for i, r in enumerate(rows) if r[0] == keep), 0)
@@ -172,7 +195,13 @@ class EntryList(CursorList):
                 text = "  " + fit_line(self.empty_text, width - 2)
                 return Strip([Segment(text, styles["empty"])], width)
             return Strip.blank(width, styles[""])
-        row_id, title, source, date = self.rows[line]
+        if line == self._divider_line and self.divider is not None:
+            text = fit_cells(f"── {self.divider} ", width)  # the reader's own words
+            return Strip([Segment(text + "─" * (width - cell_width(text)), styles["meta"])], width)
+        index = self.item_at(line)
+        if index is None:
+            return Strip.blank(width, styles[""])
+        row_id, title, source, date = self.rows[index]
         unread = row_id not in self.read
         at = "-cursor" if at_cursor else ""
         style = styles[("unread" if unread else "") + at]
@@ -182,7 +211,8 @@ class EntryList(CursorList):
         title_w, source_w, date_w = columns(width)
         segments = [Segment(marks + " ", mark)]
         found = styles["match" + at]
-        if self.also_from is not None and line >= self.also_from and title_w:
+        also = self.divider is None and self.also_from is not None and index >= self.also_from
+        if also and title_w:
             suffix = also_suffix(title_w)
             shown = fit_line(title, title_w - len(suffix))
             segments += matched_segments(shown, self.highlight, style, found)

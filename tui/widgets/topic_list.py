@@ -4,6 +4,7 @@ they apply."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, NamedTuple
 
 from rich.style import Style
@@ -18,12 +19,15 @@ from .cursor_list import CursorList, ListLine
 
 UNREAD_MARK = "●"
 NAME_PROBE = 80  # characters of a name that count for the pane's width (it is never wider)
+RIVER_NAME = "All unread"  # the pseudo-topic of every unread entry, newest first
+SAVED_MARK = "⌕"  # before a saved search's name in the topic list
 USER_MARK = "✎"  # a topic the user named or made (the overview says what they did)
 # what the two numbers on a topic row are (the pane's subtitle, its tooltip, the help)
 TOPIC_ROW_LEGEND = f"entries · unread {UNREAD_MARK}"
 TOPIC_ROW_HELP = (
     f"A topic's row: its name, how many entries it holds, and how many of them are unread "
-    f"({UNREAD_MARK}). Bookmarks and a search sit above the topics."
+    f"({UNREAD_MARK}). All unread (every unread entry, newest first), your saved searches "
+    "(⌕), the bookmarks and a search sit above the topics."
 )
 
 
@@ -41,11 +45,22 @@ def topic_items(
     unread: dict[int, int],
     bookmarks: int,
     search: tuple[str, int] | None,
+    saved: Sequence[tuple[str, int | None, int]] = (),
 ) -> list[TopicItem]:
+    """The rows of the topic list: the search (while searching), All unread (every
+    unread entry: the topics' counts added up), each saved search (name, how many it
+    finds (None: not counted yet), how many of those are unread), the bookmarks, then the
+    topics. The Bookmarks row comes last of the pseudo-topics, where its placeholder is."""
     items: list[TopicItem] = []
     if search is not None:
         query, n = search
         items.append(TopicItem(View("search", query=query), f"Search: {query}", n, 0))
+    every = sum(unread.values())
+    items.append(TopicItem(View("river"), RIVER_NAME, every, every))
+    items += [
+        TopicItem(View("saved", query=name), f"{SAVED_MARK} {name}", n or 0, fresh)
+        for name, n, fresh in saved
+    ]
     if bookmarks:
         items.append(TopicItem(View("bookmarks"), "Bookmarks", bookmarks, 0))
     items += [
@@ -60,7 +75,12 @@ def topic_line(item: TopicItem, width: int, columns: tuple[int, int] = (1, 0)) -
     right-aligned in its column (``columns``: their widths in digits)."""
     size_w, unread_w = columns
     counts = f" {item.size:>{size_w}}"
-    if not unread_w:
+    if item.view.kind == "river":
+        # one count (they are all unread), across both columns: the river's count, larger
+        # than any topic's, widens no column
+        count = f" {item.unread}{UNREAD_MARK}" if item.unread else " 0"
+        counts, unread = f"{count:>{1 + size_w + (unread_w + 2 if unread_w else 0)}}", ""
+    elif not unread_w:
         unread = ""
     elif item.unread:
         unread = f" {item.unread:>{unread_w}}{UNREAD_MARK}"
@@ -153,9 +173,10 @@ class TopicList(CursorList):
         self._line_items = lines
         self._item_lines = [n for n, i in enumerate(lines) if i is not None]
         # the counts line up in two right-aligned columns, as wide as the widest number
+        counted = [i for i in items if i.view.kind != "river"]  # (its count spans both)
         self._columns = (
-            max((len(str(i.size)) for i in items), default=1),
-            max((len(str(i.unread)) for i in items if i.unread), default=0),
+            max((len(str(i.size)) for i in counted), default=1),
+            max((len(str(i.unread)) for i in counted if i.unread), default=0),
         )
         self._lines = {}
         cursor = self._keys.get(current.key) if current is not None else None
