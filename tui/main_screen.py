@@ -48,7 +48,7 @@ from .commands import MAIN, bindings
 from .details import load_detail
 from .display import literal, terminal_line
 from .first_start import prepare_store, start_resource_tracker
-from .links import find_browser, in_terminal, is_web_link, no_link
+from .links import find_browser, in_terminal, is_web_link, no_link, unsafe_link
 from .model import Detail, Row, Rows, View
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
@@ -647,9 +647,15 @@ class MainScreen(Screen[None]):
         shown = terminal_line(url)
         if not is_web_link(url):
             self.notify(
-                f"Not a web link, not opened: {shown} (y copies it)",
+                f"Not a web link, not opened: {shown}",
                 severity="warning",
                 markup=False,
+            )
+            return
+        problem = unsafe_link(url)
+        if problem is not None:  # a terminal browser would print it as it is
+            self.notify(
+                f"Not opened: {problem}: {fit_cells(shown, 60)}", severity="warning", markup=False
             )
             return
         self.notify(f"Opening {shown}", timeout=3, markup=False)
@@ -699,6 +705,11 @@ class MainScreen(Screen[None]):
     def action_copy_link(self) -> None:
         url = self._link()
         if url is None:
+            return
+        problem = unsafe_link(url)
+        if problem is not None:  # what is pasted may reach a terminal or a shell
+            shown = fit_cells(terminal_line(url), 60)
+            self.notify(f"Not copied: {problem}: {shown}", severity="warning", markup=False)
             return
         self.app.copy_to_clipboard(url)
         self.notify(f"Copied: {terminal_line(url)}", timeout=3, markup=False)
