@@ -1,0 +1,206 @@
+"""Nothing from outside controls the terminal, crashes or hangs the reader: a stored export
+path with escapes, links that are not safe to paste, titles and names megabytes long, a
+megabyte pasted as a topic's name, a search too long to run, a bad keymap file. Driven
+with Pilot; each scenario also quits, which a reader stuck laying out text never does."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import run, screen_lines, settle, wait_until
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input, Label
+from topiclens.store import Entry, Store
+from topiclens.store.bounds import NAME_MAX_CHARS
+from topiclens.text import cell_width
+from topiclens.tui.app import TopicLensApp
+from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.model import View
+from topiclens.tui.screens.export import LAST_PATH, ExportScreen
+from topiclens.tui.screens.topic_name import TopicNameScreen
+
+OSC52 = "\x1b]52;c;cHduZWQ=\x07"  # writes the clipboard
+OSC0 = "\x1b]0;pwned\x07"  # retitles the window
+C1 = "\x9b31m\x85"  # an 8-bit CSI and a C1 next line
+ESCAPES = ("\x1b", "\x07", "\x9b", "\x85")
+# more characters than any screen shows: what a pane holds of one huge text stays below it
+SCREENFUL = 10_000
+
+
+def toasts(app: TopicLensApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def add_entry(store_path: Path, title: str, url: str | None = None, topic: int = 1) -> str:
+    """Add the newest entry of topic ``topic`` (first in its list), titled ``title``."""
+    entry = Entry(f"{len(title):016x}", title, "a summary", date="2099-01-01", url=url)
+    with Store(store_path) as store:
+        store.add_entries([entry])
+        assert store.add_assignments({entry.id: (topic, 0.5, [])}) == []
+    return entry.id
+
+
+async def quit_reader(app: TopicLensApp, pilot: Pilot[None]) -> None:
+    await pilot.press("q")
+    await pilot.pause()
+    assert app.return_code == 0 and not app.is_running
+
+
+def show_topic(s: MainScreen, topic_id: int) -> None:
+    view = View("topic", topic_id)
+    s.topic_list.select_view(view)
+    s.show_view(view, wait=True)
+
+
+# --- the export dialog's path, from the store ------------------------------------------
+
+
+def test_the_stored_export_path_reaches_the_dialog_cleaned(reader_store: Path):
+    stored = f"/tmp/out{OSC52}{OSC0}{C1}\u202e.md"
+    with Store(reader_store) as store:
+        store.set_meta(LAST_PATH, stored)
+        store.toggle_bookmark(store.entry_ids()[0])
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportScreen), "the dialog")
+        await pilot.pause()
+        value = app.screen.query_one("#export-path", Input).value
+        assert value == "/tmp/out]52;c;cHduZWQ=]0;pwned31m <U+202E>.md"  # NEL: a space
+        screen = "".join(screen_lines(app))
+        assert "]52;c;cHduZWQ=]0;pwned" in screen
+        assert not any(ch in screen for ch in ESCAPES)
+        await pilot.press("escape")
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
+
+
+# --- y copies only what is safe to paste ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        (f"https://example.com/a{OSC52}", "control character (U+001B)"),
+        ("https://example.com/bell\x07", "control character (U+0007)"),
+        ("https://example.com/c1\x9b31m", "control character (U+009B)"),
+        ("https://example.com/\u202eexe.txt", "control character (U+202E)"),
+        ("https://example.com/two\nlines", "control character (U+000A)"),
+        ("javascript:alert(1)", "it is not a web link"),
+        ("file:///etc/passwd", "it is not a web link"),
+        ("https://example.com/" + "x" * 10_000, "10,020 characters long"),
+    ],
+    ids=["osc52", "bel", "c1", "bidi", "newline", "javascript", "file", "10KB"],
+)
+def test_y_copies_no_link_a_terminal_would_act_on(reader_store: Path, url: str, why: str):
+    odd = add_entry(reader_store, "an odd link", url)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        show_topic(s, 1)
+        s.jump_to_entry(odd)
+        s.load_detail(odd)
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard == ""
+        said = toasts(app)[-1]
+        assert said.startswith("Not copied: ") and why in said
+        assert not any(ch in said for ch in ESCAPES)
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
+
+
+def test_y_still_copies_a_web_link(reader_store: Path):
+    url = "https://example.org/speculative?q=投机&x=1#part"
+    linked = add_entry(reader_store, "a good link", url)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        show_topic(s, 1)
+        s.jump_to_entry(linked)
+        s.load_detail(linked)
+        await pilot.pause()
+        await pilot.press("y")
+        assert app.clipboard == url
+        assert toasts(app)[-1] == f"Copied: {url}"
+
+    run(reader_store, scenario)
+
+
+# --- very long text costs a frame ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["x" * 100_000, "长" * 100_000, "x" * 1_200_000 + " end", "word " * 250_000],
+    ids=["100KB-word", "100K-chinese", "1.2MB-word", "1.2MB-words"],
+)
+def test_a_huge_title_is_cut_before_it_is_laid_out(reader_store: Path, title: str):
+    huge = add_entry(reader_store, title, topic=2)  # the largest topic: the one shown first
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert s.entry_list.current_id == huge
+        row = screen_lines(app)[1]
+        assert title[:20] in row and "…" in row
+        pane = s.detail_pane.text
+        assert pane.startswith(title[:10]) and len(pane) < SCREENFUL
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
+
+
+def test_a_ten_megabyte_topic_name_reached_by_the_cursor(reader_store: Path):
+    name = "名" * 10_000_000
+    # a name stored before names were bounded: the store refuses one this long now
+    with sqlite3.connect(reader_store) as conn:
+        conn.execute("UPDATE topics SET name = ? WHERE id = 3", (name,))
+    conn.close()
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        s.topic_list.focus()
+        index = next(
+            i
+            for i in range(s.topic_list.item_count)
+            if s.topic_list.item(i).view == View("topic", 3)
+        )
+        await pilot.press(*["j"] * (index - s.topic_list.cursor))
+        await settle(pilot)
+        assert s.state.view == View("topic", 3)
+        lines = screen_lines(app)
+        assert any("│  名名名名" in line and "…" in line for line in lines)
+        assert all(cell_width(line) == 120 for line in lines)
+        title = str(s.entry_list.border_title)
+        assert title.startswith("名名名") and len(title) < SCREENFUL
+        assert len(s.detail_pane.text) < 2 * SCREENFUL
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
+
+
+def test_a_megabyte_pasted_as_a_topics_name_is_refused_in_the_dialog(reader_store: Path):
+    with Store(reader_store) as store:
+        before = {t.id: t.name for t in store.topics()}
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("E")
+        await wait_until(pilot, lambda: isinstance(app.screen, TopicNameScreen), "the dialog")
+        field = app.screen.query_one("#topic-name", Input)
+        field.value = ""
+        field.post_message(events.Paste("名" * 1_000_000))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TopicNameScreen)  # still open, saying why
+        error = str(app.screen.query_one("#topic-name-error", Label).content)
+        assert f"A topic name is at most {NAME_MAX_CHARS} characters, not 1,000,000" in error
+        await pilot.press("escape")
+        await pilot.pause()
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
+    with Store(reader_store) as store:
+        assert {t.id: t.name for t in store.topics()} == before
