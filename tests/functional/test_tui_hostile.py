@@ -5,6 +5,7 @@ with Pilot; each scenario also quits, which a reader stuck laying out text never
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -204,3 +205,39 @@ def test_a_megabyte_pasted_as_a_topics_name_is_refused_in_the_dialog(reader_stor
     run(reader_store, scenario)
     with Store(reader_store) as store:
         assert {t.id: t.name for t in store.topics()} == before
+
+
+# --- a bad keymap file -------------------------------------------------------------------
+
+
+def _keymap(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / "keymap.toml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "deep":
+        path.write_text("help = " + "[" * 5000 + "]" * 5000 + "\n")
+    elif kind == "not-a-table":
+        path.write_text('keymap = "x"\n')
+    elif kind == "unknown-ids":
+        path.write_text("".join(f'no-such-{i} = "x"\n' for i in range(2000)))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "deep", "not-a-table", "unknown-ids"])
+def test_the_reader_starts_with_default_keys_whatever_the_keymap(
+    reader_store: Path, tmp_path: Path, kind: str
+):
+    keymap = _keymap(tmp_path, kind)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert s.entry_list.rows and app.keymap == {}
+        assert 1 <= len(app.keymap_problems) <= 6
+        assert all(p.startswith(f"{keymap}:") for p in app.keymap_problems)
+        await pilot.press("l", "b")  # b, the default key, still bookmarks
+        with Store(reader_store) as store:
+            assert store.bookmark_ids() == {s.entry_list.rows[0][0]}
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario, keymap=keymap)
