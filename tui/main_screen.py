@@ -64,7 +64,7 @@ from .views import (
     view_title,
 )
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
-from .workers import BROWSER, CHECK, CORRECTION, DIALOG, FEEDS, PREPARE
+from .workers import BROWSER, CHECK, CORRECTION, DIALOG, FEEDS, PREPARE, ROWS
 
 if TYPE_CHECKING:
     import webbrowser
@@ -274,6 +274,10 @@ class MainScreen(Screen[None]):
                 self.show_progress("Grouping new entries", 0)
                 self.start_preparing()
         elif worker.state == WorkerState.ERROR and worker.group != DIALOG:  # store readers
+            view = self.state.view
+            if worker.group == ROWS and view is not None and view.kind == "search":
+                self.search_failed(f"The search could not run: {worker.error}")
+                return
             message = terminal_line(f"Could not read the store: {worker.error}")
             self.notify(message, severity="error", markup=False)
 
@@ -793,10 +797,25 @@ class MainScreen(Screen[None]):
         view = View("search", query=query)
         state.search_query, state.view, self.search_count = query, view, 0
         self.show_topics(view)
+        self.entry_list.focus()
+        from topiclens.store.bounds import BoundError, check_query
+
+        try:
+            check_query(query)
+        except BoundError as exc:  # too long for the store to run: said where results go
+            self.search_failed(str(exc))
+            return
         self.entry_list.empty_text = "Searching…"
         self.entry_list.show_rows([])
         self.show_view(view)  # in a worker: a search reads every entry
-        self.entry_list.focus()
+
+    def search_failed(self, why: str) -> None:
+        """The search shown has no results because it could not run: the entry list (in
+        place of "Searching…") and a toast say why."""
+        message = terminal_line(why[:1].upper() + why[1:])
+        self.entry_list.empty_text = message
+        self.entry_list.show_rows([])
+        self.notify(message, severity="warning", markup=False)
 
     @work(group=DIALOG)
     async def action_overview(self) -> None:

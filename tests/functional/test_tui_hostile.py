@@ -21,6 +21,7 @@ from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
 from topiclens.tui.screens.export import LAST_PATH, ExportScreen
+from topiclens.tui.screens.search import SearchScreen
 from topiclens.tui.screens.topic_name import TopicNameScreen
 
 OSC52 = "\x1b]52;c;cHduZWQ=\x07"  # writes the clipboard
@@ -241,3 +242,52 @@ def test_the_reader_starts_with_default_keys_whatever_the_keymap(
         await quit_reader(app, pilot)
 
     run(reader_store, scenario, keymap=keymap)
+
+
+# --- a search too long to run ------------------------------------------------------------
+
+THOUSAND_WORDS = " ".join(f"w{i}" for i in range(1000))
+
+
+def test_a_search_too_long_is_refused_in_the_dialog(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        await pilot.press("slash")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen), "the dialog")
+        app.screen.query_one("#search-input", Input).value = THOUSAND_WORDS
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)  # still open: the query can be cut
+        error = str(app.screen.query_one("#search-error", Label).content)
+        assert error == "A search is at most 64 words; this one has 1,000"
+        await pilot.press("escape")
+        await pilot.pause()
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        (THOUSAND_WORDS, "A search is at most 64 words; this one has 1,000"),
+        ("x" * 50_000, "A search is at most 1,000 characters; this one has 50,000"),
+    ],
+    ids=["1000-words", "50000-characters"],
+)
+def test_a_search_too_long_shows_why_not_searching(reader_store: Path, query: str, said: str):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        s.run_search(query)
+        await settle(pilot)
+        assert s.state.view == View("search", query=query)
+        assert s.entry_list.rows == [] and s.entry_list.empty_text == said
+        assert said in toasts(app)
+        screen = "\n".join(screen_lines(app))
+        assert "Searching…" not in screen and said[:40] in screen
+        # reloading the search (R) runs it in a worker: its failure is said there too
+        s.entry_list.empty_text = "Searching…"
+        await pilot.press("R")
+        await settle(pilot)
+        assert s.entry_list.empty_text.endswith(said[1:])
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
