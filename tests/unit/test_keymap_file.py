@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import HOSTILE_CORPUS, HOSTILE_FILES
 from topiclens.tui.keymap import MAX_KEYMAP_BYTES, UNKNOWN_SHOWN, load_keymap
 
 
@@ -145,3 +146,18 @@ def test_not_utf8_and_bad_toml_keep_every_default(tmp_path: Path):
     path = write(tmp_path, 'toggle-bookmark = "x"\nhelp = "y\n')
     keymap, problems = load_keymap(path)
     assert keymap == {} and len(problems) == 1 and problems[0].startswith(f"{path}:2: ")
+
+
+# --- the hostile corpus's keymap files ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_CORPUS.KEYMAPS))
+def test_the_hostile_keymaps_read_as_the_corpus_expects(name: str):
+    write, kept, expected = HOSTILE_CORPUS.KEYMAPS[name]
+    path = HOSTILE_FILES / name
+    assert path.read_bytes() == write()  # the committed file is what make_corpus.py writes
+    keymap, problems = load_keymap(path)
+    assert keymap == kept
+    assert len(problems) == len(expected)
+    for problem, (line, fragment) in zip(problems, expected, strict=True):
+        assert problem.startswith(f"{path}:{line}: ") and fragment in problem, problem
