@@ -21,10 +21,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from topiclens.store.bounds import BoundError, check_name
 from topiclens.store.corrections import Corrections, Plan, TopicCorrection
 from topiclens.store.models import Topic
-from topiclens.text import fit_cells, terminal_line
+from topiclens.text import fit_cells, terminal_line, terminal_text
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
@@ -51,13 +50,18 @@ class Change(NamedTuple):
 
 
 def clean_name(name: str) -> str:
-    """``name`` without surrounding blanks; CorrectionError when the store's rule for a
-    name refuses it (:func:`topiclens.store.bounds.check_name`: empty, not one line of
-    visible text, or too long)."""
-    try:
-        return check_name(name, "a topic name")
-    except BoundError as exc:
-        raise CorrectionError(str(exc)) from None
+    """``name`` without surrounding blanks; CorrectionError when it is empty or not one
+    line of visible text."""
+    for ch in name:
+        if ch in "\n\r\t\v\f\u2028\u2029" or terminal_text(ch) != ch:
+            what = "a line break" if ch in "\n\r\v\f\u2028\u2029" else "a control character"
+            raise CorrectionError(
+                f"a topic name is one line of text; this one holds {what} (U+{ord(ch):04X})"
+            )
+    name = name.strip()
+    if not name:
+        raise CorrectionError("a topic name cannot be empty")
+    return name
 
 
 def _quote(name: str) -> str:
