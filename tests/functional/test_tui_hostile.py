@@ -21,6 +21,7 @@ from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
 from topiclens.tui.screens.export import LAST_PATH, ExportScreen
+from topiclens.tui.screens.overview import OverviewScreen
 from topiclens.tui.screens.search import SearchScreen
 from topiclens.tui.screens.topic_name import TopicNameScreen
 
@@ -178,6 +179,11 @@ def test_a_ten_megabyte_topic_name_reached_by_the_cursor(reader_store: Path):
         title = str(s.entry_list.border_title)
         assert title.startswith("名名名") and len(title) < SCREENFUL
         assert len(s.detail_pane.text) < 2 * SCREENFUL
+        await pilot.press("o")  # the overview lists every topic by name
+        await wait_until(pilot, lambda: isinstance(app.screen, OverviewScreen), "the overview")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
         await quit_reader(app, pilot)
 
     run(reader_store, scenario)
