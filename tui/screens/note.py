@@ -10,8 +10,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
+from topiclens.text import terminal_text as whole_text
 
-from ..display import literal, terminal_text
+from ..display import literal
 from .styles import DIALOG_CSS
 
 
@@ -38,9 +39,10 @@ class NoteScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Note"
             yield Label(literal(self.entry_title), classes="dialog-subject")
-            # line breaks kept, control characters out: a TextArea shows text, never markup
+            # line breaks kept, control characters out: a TextArea shows text, never markup;
+            # the whole note, never cut as the panes cut it: what is saved is what is here
             yield TextArea(
-                terminal_text(self.note), id="note-input", soft_wrap=True, tab_behavior="focus"
+                whole_text(self.note), id="note-input", soft_wrap=True, tab_behavior="focus"
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", id="note-save", variant="primary")
