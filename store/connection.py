@@ -54,6 +54,7 @@ class Database:
         self._conn = self._connect()
         self._identity = _identity(self.path)
         self._reopened = 0  # times the file was found replaced and opened again
+        self._before_reopen: list[Callable[[], None]] = []
 
     @classmethod
     def open_dir(cls, data_dir: str | Path) -> Self:
@@ -116,6 +117,19 @@ class Database:
         with self.lock:
             self._conn.close()
 
+    def replaced(self) -> bool:
+        """Whether the file at the store's path is no longer the one open (replaced, moved
+        or deleted); :meth:`check_file` acts on it."""
+        with self.lock:
+            return _identity(self.path) != self._identity
+
+    def before_reopen(self, close: Callable[[], None]) -> None:
+        """Have :meth:`check_file` call ``close`` when it finds the file replaced, before
+        it closes the old handle and opens the new file: the caller's other connections to
+        this path close there (one left open goes on reading the old file), so no handle
+        on the old file outlives the new file's opening."""
+        self._before_reopen.append(close)
+
     def check_file(self) -> None:
         """Make sure the connection is onto the file at the store's path (called before
         every write). When the file was replaced, close the old handle, open the new file
@@ -131,6 +145,8 @@ class Database:
                     "Nothing was written (it would be lost); put the file back, or restart "
                     "topiclens to start a fresh store"
                 )
+            for close in self._before_reopen:
+                close()
             # the -wal beside the path is the old file's: empty it into the old file (every
             # connection to the new file would read its pages), then close the old handle
             with suppress(sqlite3.Error):

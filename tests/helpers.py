@@ -52,6 +52,14 @@ def dump_store(db: Path) -> dict[str, list[tuple]]:
         conn.close()
 
 
+def dump_data(db: Path) -> dict[str, list[tuple]]:
+    """:func:`dump_store` without the reader's place (meta ``reader.state``), which the
+    reader writes as it moves: what a session changed in the data itself."""
+    dump = dump_store(db)
+    dump["meta"] = [row for row in dump.get("meta", []) if row[0] != "reader.state"]
+    return dump
+
+
 def integrity(db: Path) -> str:
     """``PRAGMA integrity_check`` of the store file, through a fresh connection."""
     conn = sqlite3.connect(db)

@@ -195,7 +195,9 @@ MAIN: tuple[Command, ...] = (
         "Mark every entry of the list read (the topic, the bookmarks or the search results)",
         "mark_topic_read",
     ),
-    Command("mark-all-read", "C", "Mark all read", "Mark every entry read", "mark_all_read"),
+    Command(
+        "mark-all-read", "C", "Mark all read", "Mark every entry read (z undoes)", "mark_all_read"
+    ),
     Command(
         "next-unread",
         "U",
@@ -216,14 +218,15 @@ MAIN: tuple[Command, ...] = (
         "delete-entry",
         "d",
         "Delete",
-        "Delete the entry with its bookmark and note (Z undoes)",
+        "Delete the focused list's entry with its bookmark and note (asks first if it has"
+        " either; Z undoes)",
         "delete_entry",
     ),
     Command(
         "undo-delete",
         "Z",
         "Undo delete",
-        "Bring back the last deleted entry, exactly as it was",
+        "Bring back the last deleted entry from the trash, exactly as it was (after a restart too)",
         "undo_delete",
     ),
     Command(
@@ -293,8 +296,8 @@ MAIN: tuple[Command, ...] = (
     Command(
         "undo-topic",
         "z",
-        "Undo correction",
-        "Undo the last topic correction",
+        "Undo",
+        "Undo the last topic correction or mark all read, whichever came last",
         "undo_topic",
         section=TOPICS,
     ),

@@ -4,8 +4,9 @@ view, the entry under the cursor and the entries similar to it.
 One class does everything the screen does, as posting's and oldnews's main screens do:
 every event has one handler here, every command one ``action_`` method, and the reader's
 place is one :class:`~topiclens.tui.state.ReaderState` (``self.state``), restored on mount
-and saved on unmount. Actions live on the screen rather than in controller objects because
-a dialog flow is a Textual worker (``@work``), which runs on a DOM node, and every action
+and saved as it changes and on unmount. Actions live on the screen rather than in
+controller objects because a dialog flow is a Textual worker (``@work``), which runs on a
+DOM node, and every action
 reads and writes the same panes and state: a controller would need the whole screen. What
 needs no screen lives beside it, with no event handlers: a view's rows (``views.py``,
 ``row_loader.py``), the entry shown (``details.py``), the saved place (``state.py``),
@@ -27,10 +28,11 @@ How to add
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
@@ -41,7 +43,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
-from topiclens.store import Store, Topic
+from topiclens.store import Store, StoreError, StoreReplaced, Topic
 from topiclens.text import fit_cells
 
 from .commands import MAIN, bindings
@@ -64,15 +66,16 @@ from .views import (
     view_title,
 )
 from .widgets import DetailPane, EntryList, KeyFooter, SimilarList, TopicList, topic_items
-from .workers import BROWSER, CHECK, CORRECTION, DIALOG, FEEDS, PREPARE, ROWS
+from .workers import BROWSER, CHECK, CORRECTION, DIALOG, FEEDS, PREPARE, READ_AHEAD, ROWS
 
 if TYPE_CHECKING:
     import webbrowser
 
+    from textual.timer import Timer
     from topiclens.clustering.corrections import Change
     from topiclens.feeds.refresh import RefreshProgress, RefreshSummary
     from topiclens.feeds.subscribe import Subscribed
-    from topiclens.store.deleting import DeletedEntry
+    from topiclens.store.bookmarks import Marks
 
     from .progress import ProgressBox
 
@@ -91,7 +94,33 @@ QUIET_AFTER_TOAST = 30.0
 # feeds/schedule.py); a question to the feeds table, in the refresh's worker
 FEED_CHECK_SECONDS = 60.0
 
+# the place is written this long after a move: one write for a burst of keys (a held j)
+SAVE_PLACE_AFTER = 0.5
+
 Correction = Callable[[Store], "Change | None"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def writes_to_store(
+    action: Callable[Concatenate[MainScreen, P], R],
+) -> Callable[Concatenate[MainScreen, P], R | None]:
+    """A key's work that writes to the store: a store file replaced under the reader is
+    opened anew and shown first (nothing written: the key is pressed again), and a store
+    error (a full disk, a read-only or locked store) is a toast, never a dead reader."""
+
+    @functools.wraps(action)
+    def guarded(self: MainScreen, *args: P.args, **kwargs: P.kwargs) -> R | None:
+        if self.check_store_file():
+            return None
+        try:
+            return action(self, *args, **kwargs)
+        except StoreError as exc:
+            self.store_failed(exc)
+            return None
+
+    return guarded
 
 
 class MainScreen(Screen[None]):
@@ -130,7 +159,11 @@ class MainScreen(Screen[None]):
         # this session's work
         self.loader = RowLoader(self, store, self.rows_ready)
         self.preparing = False  # the first start's grouping is under way
-        self.deleted_entries: list[DeletedEntry] = []  # newest last: what Z brings back
+        self._saved_place: str | None = None  # the place as last written
+        self._save_timer: Timer | None = None  # a write of the place is due
+        # the scrolls read with the place, put back once the first frame is laid out
+        self._scroll_to_restore: tuple[str | None, int, int] | None = None
+        self._store_gone = False  # the store's file is moved or deleted (said once)
         self._shown: tuple[View, Rows] | None = None  # the last rows, before sort and filter
         self._left: str | None = None  # the entry the cursor was on before the current one
         self._progress: ProgressBox | None = None  # mounted the first time it is needed
@@ -174,6 +207,8 @@ class MainScreen(Screen[None]):
         self.detail_pane.data_bind(MainScreen.detail)
         self.similar_list.border_title = "Similar entries"
         self.similar_list.data_bind(MainScreen.detail)
+        self.watch(self.entry_list, "scroll_y", self._list_scrolled, init=False)
+        self.watch(self.detail_pane, "scroll_y", self._entry_scrolled, init=False)
         self._version = self.store.external_changes()
         self.restore_state()  # the last session's place, sort and filter
         # the first frame shows the remembered entry in full (rows_ready)
@@ -190,7 +225,7 @@ class MainScreen(Screen[None]):
     def on_unmount(self) -> None:
         try:
             self.save_state()
-        except Exception as exc:  # a store closed or locked: the next start begins anew
+        except Exception as exc:  # a store closed, locked or full: the last place written stays
             self.app.log.warning(f"reader state not saved: {exc}")
         self.loader.close()
 
@@ -232,6 +267,7 @@ class MainScreen(Screen[None]):
         if entry_id != current:
             return  # sent before the rows or the cursor changed again: a newer one follows
         self.state.entry = entry_id
+        self.place_changed()
         if entry_id is None or self.detail is None or self.detail.entry.id != entry_id:
             self.load_detail(entry_id)  # else shown already (rows_ready loads it)
         # in unread-only mode a read entry leaves the list once the cursor leaves it
@@ -286,14 +322,61 @@ class MainScreen(Screen[None]):
     def restore_state(self) -> None:
         """The last session's place, sort and filter (one meta row, read before the first
         rows, so the first frame is already the remembered one)."""
-        self.state, problem = ReaderState.from_json(self.store.get_meta(STATE_KEY))
+        self._saved_place = self.store.get_meta(STATE_KEY)
+        self.state, problem = ReaderState.from_json(self._saved_place)
+        state = self.state
+        self._scroll_to_restore = (state.entry, state.list_top, state.entry_top)
         if problem is not None:
             self.notify(problem, severity="warning", timeout=10, markup=False)
 
     def save_state(self) -> None:
-        """Write the reader's place to the store (on leaving, and when the sort or the
-        filter change). From the state alone: on unmount the panes are gone already."""
-        self.store.set_meta(STATE_KEY, self.state.to_json())
+        """Write the reader's place to the store when it changed (a moment after a move, a
+        scroll or a change of sort or filter, and on leaving). From the state alone: on
+        unmount the panes are gone already."""
+        if self._save_timer is not None:
+            self._save_timer.stop()
+            self._save_timer = None
+        place = self.state.to_json()
+        if place != self._saved_place:
+            self.store.set_meta(STATE_KEY, place)
+            self._saved_place = place
+
+    def place_changed(self) -> None:
+        """The place, the sort or the filter changed: write them SAVE_PLACE_AFTER seconds
+        later (one write for a burst of moves), so a reader killed or a terminal closed
+        keeps them too."""
+        if self._save_timer is None:
+            self._save_timer = self.set_timer(SAVE_PLACE_AFTER, self._save_place_later)
+
+    def _save_place_later(self) -> None:
+        self._save_timer = None
+        try:
+            self.save_state()
+        except StoreReplaced as exc:
+            self.store_replaced(exc, pressed=False)
+        except StoreError as exc:  # a full disk: the keys say so; this waits for the next move
+            self.app.log.warning(f"reader state not saved: {exc}")
+
+    def _list_scrolled(self, top: float) -> None:
+        self.state.list_top = round(top)
+        self.place_changed()
+
+    def _entry_scrolled(self, top: float) -> None:
+        self.state.entry_top = round(top)
+        self.place_changed()
+
+    def restore_scroll(self) -> None:
+        """Scroll the entry list and the entry as they were when the place was saved
+        (once the panes have their sizes), when the same entry is shown."""
+        saved, self._scroll_to_restore = self._scroll_to_restore, None
+        entries = self.entry_list
+        if saved is None or saved[0] is None or entries.current_id != saved[0]:
+            return
+        _, list_top, entry_top = saved
+        line = entries.line_of(entries.cursor or 0)
+        if list_top <= line < list_top + entries.scrollable_content_region.height:
+            entries.scroll_to(y=list_top, animate=False, immediate=True)
+        self.detail_pane.scroll_to_line(entry_top)
 
     # --- showing a view ----------------------------------------------------------------
 
@@ -339,6 +422,7 @@ class MainScreen(Screen[None]):
         """Show ``view`` in the entry list: at once when ``wait`` or when its rows are
         kept, else from a worker."""
         self.state.view = view
+        self.place_changed()
         self.loader.load(view, keep, wait=wait)
 
     def rows_ready(self, view: View, found: Rows, keep: str | None) -> None:
@@ -551,6 +635,7 @@ class MainScreen(Screen[None]):
 
     # --- the entry: bookmark, note, read, link, delete -----------------------------
 
+    @writes_to_store
     def action_toggle_bookmark(self) -> None:
         entry_id = self._need_entry()
         if entry_id is None:
@@ -574,10 +659,13 @@ class MainScreen(Screen[None]):
         from .screens.note import NoteScreen
 
         text = await self.app.push_screen_wait(NoteScreen(entry.title, self.store.note(entry.id)))
-        if text is None:
-            return
-        self.store.set_note(entry.id, text)
-        self._bookmarks_changed(entry.id)
+        if text is not None:
+            self.save_note(entry.id, text)
+
+    @writes_to_store
+    def save_note(self, entry_id: str, text: str) -> None:
+        self.store.set_note(entry_id, text)
+        self._bookmarks_changed(entry_id)
         self.notify("Note saved." if text else "Note cleared.", timeout=2)
 
     def action_toggle_read(self) -> None:
@@ -585,6 +673,7 @@ class MainScreen(Screen[None]):
         if entry_id is not None:
             self.set_read(entry_id, entry_id not in self.read)
 
+    @writes_to_store
     def set_read(self, entry_id: str, read: bool) -> None:
         self.store.set_read(entry_id, read)
         self.read = self.read | {entry_id} if read else self.read - {entry_id}
@@ -595,6 +684,7 @@ class MainScreen(Screen[None]):
             self.unread[tid] = max(0, self.unread.get(tid, 0) + (-1 if read else 1))
             self.show_topics(self.state.view)
 
+    @writes_to_store
     def action_mark_topic_read(self) -> None:
         view = self.state.view
         ids = [r[0] for r in self.entry_list.rows]
@@ -611,15 +701,28 @@ class MainScreen(Screen[None]):
         else:
             self.notify(f"Every entry was read already: {where}.", timeout=3, markup=False)
 
+    @writes_to_store
     def action_mark_all_read(self) -> None:
         count = self.store.mark_all_read()
         self.read = frozenset(self.store.read_ids())
         self._read_changed()
         if count:
             noun = "entry" if count == 1 else "entries"
-            self.notify(f"Marked {count} {noun} read: every entry is read now.")
+            self.notify(f"Marked {count} {noun} read: every entry is read now (z undoes).")
         else:
             self.notify("Every entry was read already.", timeout=3)
+
+    @writes_to_store
+    def undo_mark_all_read(self) -> None:
+        """Take the last "mark every entry read" back (those read again since stay read)."""
+        count = self.store.undo_mark_all_read()
+        if count is None:
+            self.notify("Nothing to undo.", severity="warning", timeout=3)
+            return
+        self.read = frozenset(self.store.read_ids())
+        self._read_changed()
+        noun = "entry is" if count == 1 else "entries are"
+        self.notify(f"Undone: mark all read. {count} {noun} unread again.")
 
     def _read_changed(self) -> None:
         """Counts, topic list, entry list and entry after many entries changed state."""
@@ -718,19 +821,60 @@ class MainScreen(Screen[None]):
         self.app.copy_to_clipboard(url)
         self.notify(f"Copied: {terminal_line(url)}", timeout=3, markup=False)
 
+    @writes_to_store
     def action_delete_entry(self) -> None:
-        self._catch_up()
-        entry_id = self._need_entry()
+        """Delete the highlighted entry of the focused list (or the entry the focused entry
+        pane shows); one with a bookmark or a note once the user says yes."""
+        entry_id = self._focused_entry()
         if entry_id is None:
             return
+        marks = self.store.marks(entry_id)
+        entry = self.store.entry(entry_id) if marks else None
+        if entry is not None:
+            self.confirm_delete(entry_id, entry.title, marks)
+        else:
+            self.delete_entry(entry_id)
+
+    def _focused_entry(self) -> str | None:
+        """The entry under the cursor of the focused pane: the entry list's row, the
+        similar entry, or the entry the entry pane shows; None (said in a toast) when the
+        focus is on the topics or the focused list has no row."""
+        focused = self.focused
+        entry_id = None
+        if focused is self.entry_list:
+            self._catch_up()
+            entry_id = self.entry_list.current_id
+        elif focused is self.similar_list:
+            entry_id = self.similar_list.current_id
+        elif focused is self.detail_pane:
+            entry_id = self.detail.entry.id if self.detail is not None else None
+        else:
+            self.notify("Choose an entry first: l moves to the entries.", severity="warning")
+            return None
+        if entry_id is None:
+            self.notify("No entry selected.", severity="warning")
+        return entry_id
+
+    @work(group=DIALOG)
+    async def confirm_delete(self, entry_id: str, title: str, marks: Marks) -> None:
+        from .screens.confirm import ConfirmScreen
+
+        kept = [w for w, on in (("bookmark", marks.bookmarked), ("note", marks.noted)) if on]
+        question = f"Delete “{toast_title(title)}” with its {' and '.join(kept)}? Z brings it back."
+        if await self.app.push_screen_wait(ConfirmScreen(question)):
+            self.delete_entry(entry_id)
+
+    @writes_to_store
+    def delete_entry(self, entry_id: str) -> None:
+        """Delete ``entry_id`` into the store's trash, the cursor moving on to the next row."""
         entries = self.entry_list
         ids = [r[0] for r in entries.rows]
         deleted = self.store.delete_entry(entry_id)
         if deleted is None:
             self.notify("That entry is gone already.", severity="warning")
         else:
-            self.deleted_entries.append(deleted)
-            if entry_id in ids:  # the cursor goes on to the next row (the one above last)
+            # the cursor's row deleted: it goes on to the next row (the one above, last)
+            if entries.current_id == entry_id:
                 at = ids.index(entry_id)
                 neighbour = at + 1 if at + 1 < len(ids) else at - 1
                 if neighbour >= 0:
@@ -740,17 +884,18 @@ class MainScreen(Screen[None]):
         if deleted is not None:
             self.notify(f"Deleted: {toast_title(deleted.title)} (Z undoes)", markup=False)
 
+    @writes_to_store
     def action_undo_delete(self) -> None:
-        if not self.deleted_entries:
+        """Bring back the last deleted entry from the store's trash (after a restart too)."""
+        restored = self.store.restore_last_deleted()
+        if restored is None:
             self.notify("Nothing deleted to bring back.", severity="warning", timeout=3)
             return
-        deleted = self.deleted_entries.pop()
-        left_out = self.store.restore_entry(deleted)
         self.reload()
-        self.jump_to_entry(deleted.entry_id)
+        self.jump_to_entry(restored.entry_id)
         self.load_detail(self.entry_list.current_id)
-        title = toast_title(deleted.title)
-        if "topic_assignments" in left_out:
+        title = toast_title(restored.title)
+        if "topic_assignments" in restored.left_out:
             self.notify(
                 f"Restored: {title}. Its topic is gone since: it joins one at the next grouping.",
                 markup=False,
@@ -849,7 +994,7 @@ class MainScreen(Screen[None]):
         """Unread entries only, or all again (the filter dialog's "unread only" too)."""
         self.state.unread_only = not self.state.unread_only
         self.rearrange()
-        self.save_state()
+        self.place_changed()
         self.notify("Unread entries only." if self.state.unread_only else "All entries.", timeout=2)
 
     @work(group=DIALOG)
@@ -861,7 +1006,7 @@ class MainScreen(Screen[None]):
             return
         self.state.sort = sort
         self.rearrange()
-        self.save_state()
+        self.place_changed()
         self.notify(f"Sorted by {SORTS[sort].split(',')[0].lower()}.", timeout=2)
 
     @work(group=DIALOG)
@@ -883,7 +1028,7 @@ class MainScreen(Screen[None]):
             return
         state.row_filter, state.unread_only = rule, unread_only
         self.rearrange()
-        self.save_state()
+        self.place_changed()
         active = rule.active or unread_only
         self.notify("Filter set." if active else "Filter cleared.", timeout=2)
 
@@ -992,10 +1137,17 @@ class MainScreen(Screen[None]):
         if topic_id is not None:
             self.correct(lambda store: show_topic(store, topic_id))
 
+    @writes_to_store
     def action_undo_topic(self) -> None:
+        """Take back the last topic correction or "mark every entry read", whichever was
+        made last (both are logged in the store: after a restart too)."""
         from topiclens.clustering.corrections import undo
 
-        self.correct(undo)
+        last = self.store.last_undo()
+        if last is not None and last[0] == "mark-read":
+            self.undo_mark_all_read()
+        else:
+            self.correct(undo)
 
     def topic_here(self) -> Topic | None:
         """The topic shown (in a topic's view) or else the topic of the entry shown."""
@@ -1052,6 +1204,9 @@ class MainScreen(Screen[None]):
     def correction_failed(self, error: BaseException | None) -> None:
         from topiclens.clustering.corrections import CorrectionError
 
+        if isinstance(error, StoreReplaced):  # nothing written: the new file is shown
+            self.store_replaced(error)
+            return
         if isinstance(error, CorrectionError):
             message = str(error)
         else:  # a failed correction is a toast, never a dead reader
@@ -1227,6 +1382,7 @@ class MainScreen(Screen[None]):
         """What waits for the first frame (the app calls this on Textual's Ready): the
         scan for entries that still need a topic, which would compete with drawing it."""
         gc.freeze()  # start-up's objects out of the collector's way (docs/reader.md, Speed)
+        self.restore_scroll()
         if self.cluster and self.topics and not self.preparing:
             self.count_unplaced(self.loader.worker_store)
 
@@ -1287,15 +1443,69 @@ class MainScreen(Screen[None]):
         self.remove_class("-progress")
 
     def poll_store(self) -> None:
-        """Reload when another process committed to the store (a cheap PRAGMA read)."""
+        """Reload when another process committed to the store (a cheap PRAGMA read), or
+        when its file was replaced."""
+        if self.check_store_file(pressed=False):
+            return
         if self.preparing or self.fetching_feeds:  # our own feeds' connection commits
             return
-        version = self.store.external_changes()
+        try:
+            version = self.store.external_changes()
+        except StoreError as exc:  # the next tick asks again
+            self.app.log.warning(f"store not polled: {exc}")
+            return
         if version != self._version:
             self._version = version
             self.reload()
             self.load_detail(self.entry_list.current_id)
             self._store_changed_toast()
+
+    # --- the store's file replaced, a full disk ------------------------------------------
+
+    def check_store_file(self, *, pressed: bool = True) -> bool:
+        """Whether the store's file was replaced (or moved away) under the reader; if so,
+        open the new file, show it and say so (``pressed``: a key's write was refused)."""
+        if not self.store.replaced():
+            return False
+        for group in (ROWS, READ_AHEAD, CHECK):  # reads on the old file: their rows are stale
+            self.workers.cancel_group(self, group)
+        try:
+            self.store.check_file()  # the loader's connection closes first (RowLoader)
+        except StoreReplaced as exc:
+            self.store_replaced(exc, pressed=pressed)
+            return True
+        return False
+
+    def store_replaced(self, error: StoreReplaced, *, pressed: bool = True) -> None:
+        """The store refused a write, or the poll found its file replaced: show the file
+        now at the store's path, or say that none is there (``pressed``: a key's write
+        was refused, so say it again; the poll says it once)."""
+        if self.store.replaced():  # moved or deleted: nothing to open
+            if pressed or not self._store_gone:
+                self.notify(terminal_line(str(error)), severity="error", timeout=20, markup=False)
+            self._store_gone = True
+            return
+        self._store_gone = False
+        self._saved_place = None  # the new file has its own (or none)
+        self.new = frozenset()
+        self._version = self.store.external_changes()
+        self.known_entries = self.store.count_entries()
+        self.reload()
+        self.load_detail(self.entry_list.current_id)
+        again = " Nothing was written: press the key again." if pressed else ""
+        self.notify(
+            f"The store's file was replaced: the reader shows the new one now.{again}",
+            severity="warning",
+            timeout=15,
+        )
+
+    def store_failed(self, error: StoreError) -> None:
+        """A write the store refused (a full disk, a read-only or locked store): a toast."""
+        if isinstance(error, StoreReplaced):
+            self.store_replaced(error)
+            return
+        message = terminal_line(f"Not saved: {error}")
+        self.notify(message, title="Store", severity="error", timeout=15, markup=False)
 
     def _count_entries(self) -> None:
         if self.known_entries is None:

@@ -32,6 +32,10 @@ class RowLoader:
         self._generation = 0  # moves on every reload: late background rows are dropped
         self._worker_store: Store | None = None
         self._lock = threading.Lock()
+        # a store file replaced under the reader: this connection closes before the new
+        # file is opened (left open, it would go on reading the old one); the next read
+        # opens the new one
+        store.before_reopen(self.close)
 
     @property
     def worker_store(self) -> Store:
@@ -42,8 +46,11 @@ class RowLoader:
             return self._worker_store
 
     def close(self) -> None:
-        if self._worker_store is not None:
-            self._worker_store.close()
+        """Close the workers' connection (a later read opens one again)."""
+        with self._lock:
+            old, self._worker_store = self._worker_store, None
+        if old is not None:
+            old.close()
 
     def forget(self) -> None:
         """The store changed: drop every kept row, and rows still being read."""

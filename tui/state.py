@@ -2,7 +2,8 @@
 
 The main screen owns one :class:`ReaderState`. It is read from the store's meta row
 ``reader.state`` before the first rows are shown (so the first frame is already the
-remembered one) and written back on leaving and whenever the sort or the filter change.
+remembered one) and written back a moment after every move, scroll or change of sort or
+filter, and on leaving.
 
 The stored form is a small JSON object; anything this version cannot read in it (not
 JSON, nested too deep, too large, a field of the wrong type) falls back to the defaults
@@ -35,10 +36,12 @@ class ReaderState:
     # this session's search, listed above the topics; not saved: a search reads every
     # entry, so a start on one would show "Searching…" where the first entry should be
     search_query: str | None = None
+    list_top: int = 0  # the entry list's first line on screen
+    entry_top: int = 0  # the entry pane's first line on screen (how far the entry was read)
 
     def to_json(self) -> str:
         """The saved form: a topic or the bookmarks (a search is not saved), the entry
-        in it, unread-only, the sort and the filter."""
+        in it and how the two panes were scrolled, unread-only, the sort and the filter."""
         view = self.view
         shown: int | str | None = None
         if view is not None and view.kind == "topic":
@@ -49,6 +52,8 @@ class ReaderState:
         state = {
             "view": shown,
             "entry": self.entry if shown is not None else None,
+            "list_top": self.list_top if shown is not None else 0,
+            "entry_top": self.entry_top if shown is not None else 0,
             "unread_only": self.unread_only,
             "sort": self.sort,
             "filter": {
@@ -89,6 +94,12 @@ class ReaderState:
             state.entry = entry
         elif entry is not None:
             bad.append("entry")
+        for name in ("list_top", "entry_top"):
+            top = data.get(name, 0)
+            if isinstance(top, int) and not isinstance(top, bool) and 0 <= top < 2**31:
+                setattr(state, name, top)
+            else:
+                bad.append(name)
         unread_only = data.get("unread_only", False)
         if isinstance(unread_only, bool):
             state.unread_only = unread_only

@@ -224,11 +224,12 @@ def test_note_edits_the_bookmark_note(reader_store: Path):
             bookmark = store.bookmark(entry_id)
         assert bookmark is not None and bookmark.note == "read later"
         assert s.detail.bookmark.note == "read later"
-        # Escape leaves the note as it was
+        # Escape leaves the note as it was (once asked whether to throw the change away)
         await pilot.press("N")
         await pilot.pause()
-        await pilot.press("x", "escape")
+        await pilot.press("x", "escape", "y")
         await pilot.pause()
+        assert app.screen is s
         with Store(reader_store) as store:
             assert store.bookmark(entry_id).note == "read later"
 
@@ -625,38 +626,35 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
 
 
 @pytest.mark.parametrize("size", [(120, 34), (80, 24), (200, 50)])
-def test_first_frame_is_built_once_at_its_final_width(
-    reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
-):
-    """The topic lines are built at the width the layout gives the pane (never at a
-    guess), and the first entry is loaded once and wrapped once, at the detail pane's
-    laid-out width."""
-    from topiclens.tui.widgets import detail_pane, topic_list
-
-    built: list[int] = []
-    loads: list[str | None] = []
-    wraps: list[tuple[str, int]] = []
-    line, load, render = (
-        topic_list.topic_line,
-        MainScreen.load_detail,
-        detail_pane.render_paragraphs,
-    )
-    monkeypatch.setattr(topic_list, "topic_line", lambda i, w, c: built.append(w) or line(i, w, c))
-    monkeypatch.setattr(MainScreen, "load_detail", lambda self, e: loads.append(e) or load(self, e))
-    monkeypatch.setattr(
-        detail_pane,
-        "render_paragraphs",
-        lambda p, width: wraps.append((p[0][2], width)) or render(p, width),
-    )
+def test_first_frame_is_laid_out_at_the_panes_widths(reader_store: Path, size: tuple[int, int]):
+    """On the first frame every topic row fills its pane exactly, its counts flush at the right
+    edge, and the first entry's title is wrapped at the detail pane's laid-out width."""
+    from rich.cells import cell_len
+    from topiclens.tui.wrap import wrap_cells
 
     async def check(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        assert set(built) == {s.topic_list.scrollable_content_region.width}
-        assert len(built) == s.topic_list.item_count  # each line built once
-        assert loads == [s.entry_list.rows[0][0]]
-        title = s.detail.entry.title
-        width = s.detail_pane.scrollable_content_region.width
-        assert [w for t, w in wraps if t == title] == [width]  # wrapped once, laid out
+        topics = s.topic_list
+        width = topics.scrollable_content_region.width
+        names = {t.name for t in s.topics}
+        height = min(topics.line_count, topics.size.height)
+        rows = [line_text(topics, y) for y in range(height) if topics.item_at(y) is not None]
+        assert len(rows) >= 3
+        for shown in rows:
+            assert cell_len(shown) == width
+            # the name, cut to its room, then the size and the unread count flush right
+            row = re.fullmatch(r" (.+?) +\d+ +\d+●", shown)
+            assert row is not None, shown
+            name = row.group(1)
+            assert name in names or (
+                name.endswith("…") and any(n.startswith(name[:-1]) for n in names)
+            )
         assert s.detail is not None and s.detail.entry.id == s.entry_list.rows[0][0]
+        pane = s.detail_pane
+        title = s.detail.entry.title
+        wrapped = wrap_cells(title, pane.scrollable_content_region.width)
+        assert [line_text(pane, y).rstrip() for y in range(len(wrapped))] == [
+            w.rstrip() for w in wrapped
+        ]
 
     run(reader_store, check, size=size)
 

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, dump_store, run, settle
+from helpers import ROOT, dump_data, run, settle
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList
 from topiclens.clustering import cluster_store
@@ -348,7 +348,7 @@ def test_the_done_when_every_correction_in_a_few_keys_lasts_through_re_clusters(
 def test_escape_cancels_every_dialog_and_changes_nothing(db: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("l")
-        was = dump_store(db)
+        was = dump_data(db)
         for key in ("E", "m", "M", "S", "T"):
             await pilot.press(key)
             await pilot.pause()
@@ -360,7 +360,7 @@ def test_escape_cancels_every_dialog_and_changes_nothing(db: Path):
         await pilot.pause()
         assert app.screen is s and toasts(app)[-1] == ("No hidden topics.", "warning")
         await settle(pilot)
-        assert dump_store(db) == was
+        assert dump_data(db) == was
         palette = {c.title for c in app.get_system_commands(s)}
         assert {BY_ID[i].label for i in CORRECTION_IDS} <= palette
 
@@ -428,13 +428,13 @@ def test_a_refused_correction_is_an_error_toast(db: Path):
 
 def test_no_correction_while_the_topics_are_being_grouped(db: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        was = dump_store(db)
+        was = dump_data(db)
         s.preparing = True  # as while the first start's worker groups the entries
         await pilot.press("H")
         await settle(pilot)
         message, severity = toasts(app)[-1]
         assert message.startswith("Topics are being grouped") and severity == "warning"
-        assert dump_store(db) == was and s.correcting is False
+        assert dump_data(db) == was and s.correcting is False
 
     run(db, scenario)
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import dump_store, run, screen_lines
+from helpers import dump_data, run, screen_lines
 from textual.pilot import Pilot
 from textual.widgets import Static
 from topiclens.store import Store
@@ -246,7 +246,7 @@ def test_mark_topic_read_then_all_read_count_what_they_mark(reader_store: Path):
         await pilot.press("A")
         assert toasts(app)[-1] == f"Every entry was read already: {first.name}."
         await pilot.press("C")
-        said = f"Marked {total - len(rows)} entries read: every entry is read now."
+        said = f"Marked {total - len(rows)} entries read: every entry is read now (z undoes)."
         assert toasts(app)[-1] == said
         assert s.unread == {} and all(s.topic_list.item(i).unread == 0 for i in range(5))
         await pilot.press("C")
@@ -337,9 +337,9 @@ def test_delete_then_undo_restores_everything(reader_store: Path):
         await pilot.pause()
         target = s.detail.entry
         assert target.id == rows[1] and s.detail.note == "keep me"
-        before = dump_store(reader_store)
+        before = dump_data(reader_store)
         unread = s.unread[first.id]
-        await pilot.press("d")
+        await pilot.press("d", "y")  # it has a note: d asks first
         await pilot.pause()
         said = toasts(app)[-1]
         assert said.startswith(f"Deleted: {target.title[:20]}") and said.endswith(" (Z undoes)")
@@ -353,7 +353,7 @@ def test_delete_then_undo_restores_everything(reader_store: Path):
         await pilot.press("Z")
         await pilot.pause()
         assert toasts(app)[-1].startswith("Restored: ")
-        assert dump_store(reader_store) == before
+        assert dump_data(reader_store) == before
         assert [r[0] for r in s.entry_list.rows] == rows
         assert s.entry_list.current_id == target.id and s.detail.note == "keep me"
         assert target.id in s.bookmarks and target.id in s.read
@@ -383,7 +383,7 @@ def test_keys_act_on_the_cursor_row_even_before_the_detail_follows(reader_store:
 
 def test_deleting_the_last_row_moves_up_and_two_undos_restore_both(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        before = dump_store(reader_store)
+        before = dump_data(reader_store)
         rows = [r[0] for r in s.entry_list.rows]
         await pilot.press("l", "G", "d")
         assert s.entry_list.current_id == rows[-2]
@@ -391,7 +391,7 @@ def test_deleting_the_last_row_moves_up_and_two_undos_restore_both(reader_store:
         assert s.entry_list.current_id == rows[-3] and len(s.entry_list.rows) == len(rows) - 2
         await pilot.press("Z", "Z")
         await pilot.pause()
-        assert dump_store(reader_store) == before
+        assert dump_data(reader_store) == before
         assert [r[0] for r in s.entry_list.rows] == rows
 
     run(reader_store, scenario)

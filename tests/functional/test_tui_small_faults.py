@@ -124,8 +124,9 @@ def test_multi_line_note_shown_under_the_title(reader_store: Path):
         summary = s.detail.entry.summary.split("\n")[0][:8]
         at = next(i for i, line in enumerate(lines) if summary in line)
         assert lines.index("Note") < at  # above the summary, near the top
-        await pilot.press("N", "x", "escape")  # Escape keeps the note as it was
+        await pilot.press("N", "x", "escape", "y")  # Escape (asking) keeps the note as it was
         await pilot.pause()
+        assert app.screen is s
         with Store(reader_store) as store:
             assert store.note(s.detail.entry.id) == "first\nsecond"
 

@@ -240,24 +240,23 @@ def test_a_permanent_move_changes_the_url_unless_another_feed_has_it(store: Stor
     assert store.feed(two.id).url == "https://b.example.org/feed.xml"
 
 
-def test_one_fetch_is_one_transaction(store: Store, monkeypatch: pytest.MonkeyPatch):
-    """A write that fails half-way leaves the feed and its entries as they were."""
-    from topiclens.store import feed_entries
-
+def test_one_fetch_is_one_transaction(store: Store):
+    """A write that fails half-way (here at the second entry's insert, after the first entry
+    and the feed's validators were changed) leaves the feed and its entries as they were."""
     feed, _ = store.add_feed("https://blog.example.org/feed.xml")
     store.record_feed_check(feed.id, ok(make_item(feed.id, "a")))
-    before = (store.feed(feed.id), [e.id for e in store.entries()])
-
-    def broken(*args: object) -> None:
-        raise sqlite3.OperationalError("disk I/O error (simulated)")
-
-    monkeypatch.setattr(feed_entries, "_relist", broken)
-    with pytest.raises(sqlite3.OperationalError):
+    before = (store.feed(feed.id), [(e.id, e.title) for e in store.entries()])
+    with sqlite3.connect(store.path) as db:
+        db.execute(
+            "CREATE TRIGGER fail_b BEFORE INSERT ON entries WHEN NEW.url LIKE '%/b'"
+            " BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END"
+        )
+    with pytest.raises(sqlite3.DatabaseError):
         store.record_feed_check(
             feed.id,
             ok(make_item(feed.id, "a", title="Changed"), make_item(feed.id, "b"), etag='"v2"'),
         )
-    assert (store.feed(feed.id), [e.id for e in store.entries()]) == before
+    assert (store.feed(feed.id), [(e.id, e.title) for e in store.entries()]) == before
 
 
 def test_contents_are_bounded_compressed_and_deleted_with_their_entry(store: Store):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -13,12 +13,14 @@ from textual.widgets import Button, Label, TextArea
 from topiclens.text import terminal_text as whole_text
 
 from ..display import literal
+from ..workers import DIALOG
 from .styles import DIALOG_CSS
 
 
 class NoteScreen(ModalScreen[str | None]):
     """Write an entry's note: Enter starts a new line, ctrl+s (or Save) saves, Escape
-    cancels. Answers the note without its blank edges, or None when cancelled."""
+    cancels (asking first when the note was changed). Answers the note without its blank
+    edges, or None when cancelled."""
 
     CSS_PATH = DIALOG_CSS
     DEFAULT_CSS = """
@@ -34,16 +36,16 @@ class NoteScreen(ModalScreen[str | None]):
         super().__init__()
         self.entry_title = title
         self.note = note
+        # what the editor starts with: the whole note cleaned for the terminal, never cut
+        # as the panes cut stored text (what is saved is what the editor holds)
+        self.shown = whole_text(note)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Note"
             yield Label(literal(self.entry_title), classes="dialog-subject")
-            # line breaks kept, control characters out: a TextArea shows text, never markup;
-            # the whole note, never cut as the panes cut it: what is saved is what is here
-            yield TextArea(
-                whole_text(self.note), id="note-input", soft_wrap=True, tab_behavior="focus"
-            )
+            # line breaks kept, control characters out: a TextArea shows text, never markup
+            yield TextArea(self.shown, id="note-input", soft_wrap=True, tab_behavior="focus")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", id="note-save", variant="primary")
                 yield Button("Cancel", id="note-cancel")
@@ -62,4 +64,16 @@ class NoteScreen(ModalScreen[str | None]):
 
     @on(Button.Pressed, "#note-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if self.query_one("#note-input", TextArea).text.strip() == self.shown.strip():
+            self.dismiss(None)
+        else:
+            self.ask_discard()
+
+    @work(group=DIALOG)
+    async def ask_discard(self) -> None:
+        """The note was changed: throw the changes away only when the user says so."""
+        from .confirm import ConfirmScreen
+
+        question = "Discard the changes to this note? (n goes back to it)"
+        if await self.app.push_screen_wait(ConfirmScreen(question)):
+            self.dismiss(None)

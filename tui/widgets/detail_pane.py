@@ -219,6 +219,14 @@ class DetailPane(ScrollView, can_focus=True):
         self._laid_out = stop
         set_virtual_size(self, Size(width, len(self._lines)))
 
+    def scroll_to_line(self, top: int) -> None:
+        """Scroll line ``top`` to the top of the pane, laying out as much of a long
+        content as that needs (a piece at a time)."""
+        self._wrap_to_layout()
+        while self.more_to_lay_out and len(self._lines) < top + self.size.height:
+            self.lay_out()
+        self.scroll_to(y=top, animate=False, immediate=True)
+
     def on_resize(self) -> None:
         self._wrap_to_layout()
 
