@@ -10,10 +10,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import run, screen_lines, settle, wait_until
+from helpers import CONTROL, run, screen_lines, settle, wait_until
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, TextArea
 from topiclens.store import Entry, Store
 from topiclens.store.bounds import NAME_MAX_CHARS
 from topiclens.text import cell_width
@@ -297,3 +297,32 @@ def test_a_search_too_long_shows_why_not_searching(reader_store: Path, query: st
         await quit_reader(app, pilot)
 
     run(reader_store, scenario)
+
+
+# --- every dialog filled from stored data --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key", ["e", "E", "N", "m", "M", "S", "T", "f", "o", "s", "question_mark", "F"]
+)
+def test_no_dialog_shows_stored_text_raw(hostile_store: Path, key: str):
+    with Store(hostile_store) as store:
+        store.set_meta(LAST_PATH, f"/tmp/{OSC52}{OSC0}{C1}.md")
+        store.toggle_bookmark(store.entry_ids()[0])
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert any(CONTROL.search(row[1]) for row in s.entry_list.rows)  # hostile rows shown
+        await pilot.press(key)
+        await wait_until(pilot, lambda: app.screen is not s, f"the dialog of {key}")
+        await pilot.pause()
+        dialog = app.screen
+        shown = ["".join(screen_lines(app))]
+        shown += [field.value for field in dialog.query(Input)]
+        shown += [area.text for area in dialog.query(TextArea)]
+        for text in shown:
+            assert CONTROL.search(text) is None, (type(dialog).__name__, text[:200])
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is s, f"the dialog of {key} to close")
+        await quit_reader(app, pilot)
+
+    run(hostile_store, scenario)
