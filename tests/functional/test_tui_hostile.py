@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import webbrowser
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,33 @@ def test_y_copies_no_link_a_terminal_would_act_on(reader_store: Path, url: str, 
         said = toasts(app)[-1]
         assert said.startswith("Not copied: ") and why in said
         assert not any(ch in said for ch in ESCAPES)
+        await quit_reader(app, pilot)
+
+    run(reader_store, scenario)
+
+
+def test_o_opens_no_link_a_terminal_would_act_on(
+    reader_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{opened}"\n', encoding="utf-8")
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(browser))
+    monkeypatch.setattr(webbrowser, "_tryorder", None)  # read $BROWSER again
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    odd = add_entry(reader_store, "an odd link", f"https://example.com/a{OSC52}")
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        show_topic(s, 1)
+        s.jump_to_entry(odd)
+        s.load_detail(odd)
+        await pilot.pause()
+        await pilot.press("O")
+        await settle(pilot)
+        said = toasts(app)[-1]
+        assert said.startswith("Not opened: ") and "U+001B" in said
+        assert not opened.exists()
         await quit_reader(app, pilot)
 
     run(reader_store, scenario)
