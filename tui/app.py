@@ -7,15 +7,16 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from topiclens.store import Store
 
 from .commands import APP as APP_COMMANDS
 from .commands import BY_ID, MAIN, bindings
 from .display import markup_literal, terminal_line
-from .keymap import keymap_path, load_keymap
+from .keymap import keymap_path, load_keymap, normal_key
 from .main_screen import MainScreen
 from .theme import DEFAULT, THEME_KEY, THEMES, other_theme
 
@@ -78,6 +79,29 @@ class TopicLensApp(App[None]):
 
     def _remember_theme(self, theme: object) -> None:
         self.store.set_meta(THEME_KEY, self.theme)
+
+    async def action_close_or_quit(self) -> None:
+        """``q``: close what is over the panes first (the overview, the maximised entry),
+        as Escape would; quit from the panes."""
+        screen = self.screen
+        if not isinstance(screen, MainScreen):
+            self.simulate_key("escape")  # each screen's own way out (a question may ask)
+        elif screen.maximized is not None:
+            screen.minimize()
+        else:
+            await self.action_quit()
+
+    def on_key(self, event: events.Key) -> None:
+        """The quit key in a dialog closes it as Escape does: a modal screen keeps the
+        app's bindings from its keys, and one the dialog left alone (no text field took
+        it, no binding of its own) arrives here."""
+        screen = self.screen
+        if not isinstance(screen, ModalScreen) or event.key in screen.active_bindings:
+            return
+        quit_keys = self.keymap.get("quit", BY_ID["quit"].keys).split(",")
+        if event.key in {normal_key(k.strip()) for k in quit_keys}:
+            event.stop()
+            self.simulate_key("escape")
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

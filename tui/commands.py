@@ -120,6 +120,22 @@ MAIN: tuple[Command, ...] = (
         section=MOVING,
     ),
     Command(
+        "next-topic",
+        "J",
+        "Next topic",
+        "Next topic in the topic list, from any pane",
+        "step_topic(1)",
+        section=MOVING,
+    ),
+    Command(
+        "previous-topic",
+        "K",
+        "Previous topic",
+        "Previous topic in the topic list, from any pane",
+        "step_topic(-1)",
+        section=MOVING,
+    ),
+    Command(
         "toggle-bookmark",
         "b",
         "Bookmark",
@@ -175,7 +191,13 @@ MAIN: tuple[Command, ...] = (
         "export",
         footer=True,
     ),
-    Command("refresh", "R,f5", "Refresh", "Reload topics and entries from the store", "refresh"),
+    Command(
+        "refresh",
+        "R,f5",
+        "Refresh",
+        "Reload topics and entries from the store, and sort the topics again (largest first)",
+        "refresh",
+    ),
     # sort and filter the entry list
     Command("sort", "s", "Sort", "Sort the entries by date, source or title", "sort"),
     Command(
@@ -331,7 +353,15 @@ APP: tuple[Command, ...] = (
         footer=True,
         section=EVERYWHERE,
     ),
-    Command("quit", "q", "Quit", "Quit topiclens", "quit", footer=True, section=EVERYWHERE),
+    Command(
+        "quit",
+        "q",
+        "Quit",
+        "Close the dialog, the overview or the maximised entry; from the panes, quit topiclens",
+        "close_or_quit",
+        footer=True,
+        section=EVERYWHERE,
+    ),
     # the theme: tui/theme.py, remembered in the store
     Command(
         "toggle-theme",
@@ -383,5 +413,7 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         "feeds-down",
         "feeds-up",
         "feed-input-cancel",
+        # a dialog's choice of one (the export's format): Enter takes it and goes on
+        "choice-take",
     }
 )

@@ -52,6 +52,7 @@ from .display import literal, terminal_line
 from .first_start import prepare_store, start_resource_tracker
 from .links import find_browser, in_terminal, is_web_link, no_link, unsafe_link
 from .model import Detail, Row, Rows, View
+from .places import nearest
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
 from .views import (
@@ -85,6 +86,11 @@ if TYPE_CHECKING:
 MIN_WIDTH = 60
 MIN_HEIGHT = 16
 SHORT = 30  # under this many lines the panes share less height (reader.tcss, -short)
+# the topic pane's width follows its longest name, within these bounds (columns; a share
+# of the screen's): the entries keep at least 60% of the screen
+TOPICS_LEAST = 22
+TOPICS_MOST = 40
+TOPICS_SHARE = 0.4
 
 # after a toast about another process's change, its further commits (an import places
 # its new entries in topics a second later) reload without a toast of their own
@@ -172,6 +178,11 @@ class MainScreen(Screen[None]):
         self.known_entries: int | None = None
         self._toast_at = -QUIET_AFTER_TOAST
         self._feed_job: str | None = None  # "refresh", "schedule" or "subscribe", running
+        self._grouping: str | None = None  # the grouping the topic list's order was made for
+        # where the view goes when the running correction ends (None: to its topic; else
+        # it stays, and when its topic is gone goes to the "neighbour" in the list or the
+        # topic the change "touched")
+        self._stay: str | None = None
 
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
@@ -230,6 +241,7 @@ class MainScreen(Screen[None]):
         self.loader.close()
 
     def on_resize(self) -> None:
+        self.fit_topic_pane()
         width, height = self.size
         # a class set only when it changes, so a normal start restyles nothing
         self.set_class(height < SHORT, "-short")
@@ -380,12 +392,13 @@ class MainScreen(Screen[None]):
 
     # --- showing a view ----------------------------------------------------------------
 
-    def reload(self, keep: str | None = None) -> None:
+    def reload(self, keep: str | None = None, *, resort: bool = False) -> None:
         """Read topics, bookmarks and read state again and show the current view, the
-        cursor on entry ``keep`` (by default the entry under it)."""
+        cursor on entry ``keep`` (by default the entry under it). The topics keep the
+        order they are listed in, unless ``resort`` or the topics were grouped anew."""
         store = self.store
         self.loader.forget()
-        self.topics = store.topics()
+        self.topics = self.ordered_topics(resort)
         self.unread = store.topic_unread_counts()
         self.bookmarks = frozenset(store.bookmark_ids())
         self.read = frozenset(store.read_ids())
@@ -411,12 +424,36 @@ class MainScreen(Screen[None]):
             )
             self.entry_list.show_rows([])
 
+    def ordered_topics(self, resort: bool) -> list[Topic]:
+        """The store's topics in the order the topic list shows them now (the store's
+        own order, largest first, at the first read, on ``resort`` and after a new
+        grouping): counts that change while reading never move a topic."""
+        from topiclens.store.correction_log import GENERATION
+
+        fresh = self.store.topics()
+        grouping = self.store.get_meta(GENERATION)
+        if resort or grouping != self._grouping or not self.topics:
+            self._grouping = grouping
+            return fresh
+        from .places import keep_order
+
+        return keep_order(fresh, [t.id for t in self.topics])
+
     def show_topics(self, current: View | None) -> None:
         search = None
         if self.state.search_query is not None:
             search = (self.state.search_query, self.search_count)
         items = topic_items(self.topics, self.unread, len(self.bookmarks), search)
         self.topic_list.show(items, current)
+        self.fit_topic_pane()
+
+    def fit_topic_pane(self) -> None:
+        """The topic pane as wide as its longest name needs, between TOPICS_LEAST columns
+        and TOPICS_SHARE of the screen (at most TOPICS_MOST): at 80 columns, names that
+        start alike ("Mixed: recsys…", "Mixed: training…") stay told apart."""
+        pane = self.topic_list
+        most = min(TOPICS_MOST, max(TOPICS_LEAST, int(self.app.size.width * TOPICS_SHARE)))
+        pane.styles.width = max(TOPICS_LEAST, min(pane.wanted_width(), most))
 
     def show_view(self, view: View, keep: str | None = None, *, wait: bool = False) -> None:
         """Show ``view`` in the entry list: at once when ``wait`` or when its rows are
@@ -586,6 +623,25 @@ class MainScreen(Screen[None]):
         self.show_view(view, keep=self.entry_list.current_id, wait=True)
         self.notify("Last entry of the last topic.", timeout=3)
         return False
+
+    def action_step_topic(self, step: int) -> None:
+        """``J``/``K``: the next or previous row of the topic list (Bookmarks and a search
+        included), shown at once; the focus stays in its pane."""
+        topics = self.topic_list
+        if not topics.item_count:
+            return
+        at = topics.cursor if topics.cursor is not None else -1
+        target = at + step
+        if not 0 <= target < topics.item_count:
+            self.notify("Last topic." if step > 0 else "First topic.", timeout=2)
+            return
+        item = topics.item(target)
+        if item is None:
+            return
+        topics.select_view(item.view)
+        if item.view != self.state.view:
+            # a search reads every entry: in a worker, as when it is chosen in the list
+            self.show_view(item.view, wait=item.view.kind != "search")
 
     def action_next_unread(self) -> None:
         found = self._find_unread()
@@ -966,7 +1022,12 @@ class MainScreen(Screen[None]):
     async def action_overview(self) -> None:
         from .screens.overview import OverviewScreen
 
-        topic_id = await self.app.push_screen_wait(OverviewScreen(self.store, self.topics))
+        view = self.state.view
+        current = view.topic_id if view is not None and view.kind == "topic" else None
+        if current is None and self.detail is not None and self.detail.topic is not None:
+            current = self.detail.topic.id  # bookmarks or a search: the entry's topic
+        overview = OverviewScreen(self.store, self.topics, current=current)
+        topic_id = await self.app.push_screen_wait(overview)
         if topic_id is not None:
             self.jump_to_topic(topic_id)
 
@@ -984,9 +1045,9 @@ class MainScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         self._version = self.store.external_changes()
-        self.reload()
+        self.reload(resort=True)  # the one place the open reader sorts its topics again
         self.load_detail(self.entry_list.current_id)
-        self.notify("Reloaded from the store.", timeout=2)
+        self.notify("Reloaded from the store; topics sorted by size again.", timeout=2)
 
     # --- the entry list's arrangement: unread only, sort, filter -----------------------
 
@@ -1063,7 +1124,8 @@ class MainScreen(Screen[None]):
         if topic_id is not None:
             from topiclens.clustering.corrections import move_entry
 
-            self.correct(lambda store: move_entry(store, entry_id, topic_id))
+            # the cursor stays in this list, on the next entry; the toast names the topic
+            self.correct(lambda store: move_entry(store, entry_id, topic_id), stay="neighbour")
 
     @work(group=DIALOG)
     async def action_merge_topic(self) -> None:
@@ -1120,7 +1182,9 @@ class MainScreen(Screen[None]):
             return
         from topiclens.clustering.corrections import hide_topic
 
-        self.correct(lambda store: hide_topic(store, topic.id))
+        # the topic list's cursor goes on to the next topic; the toast says where the
+        # entries went
+        self.correct(lambda store: hide_topic(store, topic.id), stay="neighbour")
 
     @work(group=DIALOG)
     async def action_show_topic(self) -> None:
@@ -1147,7 +1211,7 @@ class MainScreen(Screen[None]):
         if last is not None and last[0] == "mark-read":
             self.undo_mark_all_read()
         else:
-            self.correct(undo)
+            self.correct(undo, stay="touched")
 
     def topic_here(self) -> Topic | None:
         """The topic shown (in a topic's view) or else the topic of the entry shown."""
@@ -1167,9 +1231,13 @@ class MainScreen(Screen[None]):
         """A correction is running: another is refused until it ends."""
         return any(w.group == CORRECTION and not w.is_finished for w in self.workers)
 
-    def correct(self, correction: Correction, working: str | None = None) -> None:
+    def correct(
+        self, correction: Correction, working: str | None = None, *, stay: str | None = None
+    ) -> None:
         """Run ``correction`` on the store in a thread worker (its end: :meth:`corrected`
-        or :meth:`correction_failed`)."""
+        or :meth:`correction_failed`). ``stay``: the view stays where it is, and when its
+        topic is gone goes to the "neighbour" topic in the list, or the topic the change
+        "touched"; without it, the view goes to the changed topic."""
         if self.correcting:
             self.notify("A correction is still running.", severity="warning", timeout=3)
             return
@@ -1180,6 +1248,7 @@ class MainScreen(Screen[None]):
             return
         if working:
             self.notify(working, timeout=3)
+        self._stay = stay
         self.run_correction(correction)
 
     # on the screen's own connection, as the first start's grouping: SQLite's data_version
@@ -1191,8 +1260,12 @@ class MainScreen(Screen[None]):
     def corrected(self, change: Change | None) -> None:
         """Read the topics again, show the changed topic (the entry under the cursor kept
         when it is there) and say what changed."""
+        stay, self._stay = self._stay, None
         if change is None:
             self.notify("Nothing to undo.", severity="warning", timeout=3)
+            return
+        if stay is not None:
+            self.corrected_in_place(change, stay)
             return
         if change.topic_id is not None:
             self.state.view = View("topic", change.topic_id)  # reload falls back if gone
@@ -1201,9 +1274,44 @@ class MainScreen(Screen[None]):
         self.load_detail(self.entry_list.current_id)
         self.notify(terminal_line(change.message), markup=False)
 
+    def corrected_in_place(self, change: Change, stay: str) -> None:
+        """Read the topics again keeping the reader's place: the view stays (when its
+        topic is gone: the next topic in the list, or the one the change touched), the
+        cursor on its entry or, when that left the list, the entry after it; the toast
+        says where things went."""
+        view = self.state.view
+        entries = self.entry_list
+        current = entries.current_id
+        near = nearest([r[0] for r in entries.rows], current)
+        listed = [t.id for t in self.topics]
+        message = change.message
+        self._version = self.store.external_changes()
+        alive = {t.id for t in self.store.topics()}
+        if view is not None and view.kind == "topic" and view.topic_id not in alive:
+            touched = change.topic_id if stay == "touched" and change.topic_id in alive else None
+            around = [t for t in nearest(listed, view.topic_id) if t in alive]
+            target = touched if touched is not None else next(iter(around), None)
+            self.state.view = View("topic", target) if target is not None else None
+        self.reload(keep=current)
+        shown = self.state.view
+        if shown == view and current is not None and entries.current_id != current:
+            present = {r[0] for r in entries.rows}
+            after = next((e for e in near if e in present), None)
+            if after is not None:  # the entry left this list: the next one takes its place
+                entries.move_cursor(next(i for i, r in enumerate(entries.rows) if r[0] == after))
+        self.load_detail(entries.current_id)
+        names = {t.id: toast_title(t.name) for t in self.topics}
+        if shown != view:  # the topic shown is gone: where its entries went, and what shows
+            if change.topic_id in names and (shown is None or shown.topic_id != change.topic_id):
+                message += f" (most to '{names[change.topic_id]}')"
+            if shown is not None and shown.topic_id in names:
+                message += f"; showing '{names[shown.topic_id]}'"
+        self.notify(terminal_line(message), markup=False)
+
     def correction_failed(self, error: BaseException | None) -> None:
         from topiclens.clustering.corrections import CorrectionError
 
+        self._stay = None
         if isinstance(error, StoreReplaced):  # nothing written: the new file is shown
             self.store_replaced(error)
             return

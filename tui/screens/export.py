@@ -16,6 +16,7 @@ from topiclens.store import Store
 
 from ..display import literal, terminal_line
 from ..workers import DIALOG
+from .choices import ChoiceSet
 from .confirm import ConfirmScreen
 from .styles import DIALOG_CSS
 
@@ -53,7 +54,7 @@ class ExportScreen(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="export-dialog") as dialog:
             dialog.border_title = "Export bookmarks"
-            with RadioSet(id="export-format"):
+            with ChoiceSet(id="export-format"):
                 for f in self.formats:
                     yield RadioButton(
                         f.label, value=f.name == self.fmt, name=f.name, id=f"fmt-{f.name}"
@@ -67,12 +68,14 @@ class ExportScreen(ModalScreen[Path | None]):
                 yield Button("Export", id="export-go", variant="primary")
                 yield Button("Cancel", id="export-cancel")
             yield Label(
-                "Enter in the path exports · a relative path is in the current directory",
+                "j/k choose the format, Enter takes it · Enter in the path exports · "
+                "a relative path is in the current directory",
                 classes="dialog-hint",
             )
 
     def on_mount(self) -> None:
-        self.query_one("#export-path", Input).focus()
+        # the format first: it is the choice made first (the path follows it)
+        self.query_one("#export-format", RadioSet).focus()
 
     @on(RadioSet.Changed)
     def _format(self, event: RadioSet.Changed) -> None:

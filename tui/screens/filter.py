@@ -13,6 +13,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from ..display import literal
 from ..views import RowFilter, date_problem
+from .choices import ChoiceSelect
 from .styles import DIALOG_CSS
 
 NO_SOURCE = "(no source)"  # how the entries without a source are named in the choice
@@ -55,7 +56,7 @@ class FilterScreen(ModalScreen[tuple[RowFilter, bool] | None]):
         choices = [(literal(f"{s or NO_SOURCE} · {n}"), s) for s, n in counts.items()]
         with Vertical(classes="dialog", id="filter-dialog") as dialog:
             dialog.border_title = "Filter entries"
-            yield Select(
+            yield ChoiceSelect(
                 choices,
                 prompt="Any source",
                 value=rule.source if rule.source is not None else Select.NULL,

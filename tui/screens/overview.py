@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 from topiclens.store import Store, Topic
 
 from ..commands import BY_ID
@@ -138,10 +138,12 @@ class OverviewScreen(Screen[int | None]):
         Binding("G", "last", show=False, id="overview-last"),
     ]
 
-    def __init__(self, store: Store, topics: list[Topic]) -> None:
+    def __init__(self, store: Store, topics: list[Topic], *, current: int | None = None) -> None:
+        """``current``: the topic the reader shows, where the cursor starts."""
         super().__init__()
         self.store = store
         self.topics = topics
+        self.current = current
         self._profile: tuple[dict[int, list[tuple[str, int]]], dict[int, dict[str, int]]]
         self._profile = ({}, {})
         self._built_width = 0
@@ -168,6 +170,11 @@ class OverviewScreen(Screen[int | None]):
         self._built_width = width
         highlighted = overview.highlighted
         overview.set_options(self._options(width))
+        if highlighted is None and self.current is not None:  # the first build
+            try:
+                highlighted = overview.get_option_index(f"topic-{self.current}")
+            except OptionDoesNotExist:  # a topic gone since the reader listed it
+                highlighted = None
         if self.topics:
             overview.highlighted = highlighted or 0
 

@@ -13,6 +13,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from ..views import SORTS
+from .choices import ChoiceList
 from .styles import DIALOG_CSS
 
 
@@ -36,10 +37,12 @@ class SortScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Sort entries"
-            yield OptionList(
+            yield ChoiceList(
                 *(Option(label, id=key) for key, label in SORTS.items()), id="sort-options"
             )
-            yield Label("Enter sorts · Escape cancels", classes="dialog-hint")
+            yield Label(
+                "j/k or arrows choose · Enter sorts · Escape cancels", classes="dialog-hint"
+            )
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from topiclens.store import Topic
 
 from ..display import literal, terminal_line
+from .choices import ChoiceList
 from .styles import DIALOG_CSS
 
 MATCH_STYLE = "reverse"  # as the command palette marks the letters matched
@@ -79,7 +80,7 @@ class TopicPickerScreen(ModalScreen[int | None]):
             dialog.border_title = self.dialog_title
             yield Label(literal(self.subject), classes="dialog-subject")
             yield Input(placeholder="type to narrow the topics", id="picker-query")
-            yield OptionList(id="picker-list")
+            yield ChoiceList(id="picker-list")
             yield Label(
                 "Up and down choose · Enter takes the topic · Escape cancels",
                 classes="dialog-hint",

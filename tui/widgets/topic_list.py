@@ -17,6 +17,7 @@ from ..model import View
 from .cursor_list import CursorList, ListLine
 
 UNREAD_MARK = "●"
+NAME_PROBE = 80  # characters of a name that count for the pane's width (it is never wider)
 USER_MARK = "✎"  # a topic the user named or made (the overview says what they did)
 # what the two numbers on a topic row are (the pane's subtitle, its tooltip, the help)
 TOPIC_ROW_LEGEND = f"entries · unread {UNREAD_MARK}"
@@ -161,6 +162,19 @@ class TopicList(CursorList):
         if cursor is None and items:
             cursor = 0
         self.content_changed(cursor)
+
+    def wanted_width(self) -> int:
+        """The pane's width that shows every name whole (borders, padding and the
+        scrollbar's gutter included). A name counts for its first NAME_PROBE characters
+        only: the pane is never wider than that, and a huge name costs no frame."""
+        size_w, unread_w = self._columns
+        counts = 1 + size_w + (unread_w + 2 if unread_w else 0)
+        lines = (
+            1 + (2 if item.user else 0) + cell_width(item.name[:NAME_PROBE]) + counts
+            for item in self._items
+        )
+        gutter = self.styles.gutter.width + self.styles.scrollbar_size_vertical
+        return max(lines, default=0) + gutter
 
     def item(self, index: int | None = None) -> TopicItem | None:
         index = self.cursor if index is None else index
