@@ -1,5 +1,7 @@
 """Text from the store on its way to the screen: cleaned by the one terminal gate
-(``topiclens.text.terminal_text`` / ``terminal_line``) and never parsed as markup."""
+(``topiclens.text.terminal_text`` / ``terminal_line``), cut to what a screen can show
+before it is laid out, and never parsed as markup. Every widget of the reader takes
+stored text from here."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ from functools import lru_cache
 
 from textual.content import Content
 from textual.markup import escape
-from topiclens.text import cell_width, fit_cells, terminal_line, terminal_text
+from topiclens import text as gate
+from topiclens.text import cell_width, fit_cells
 
 __all__ = [
     "fit_line",
@@ -16,6 +19,29 @@ __all__ = [
     "terminal_line",
     "terminal_text",
 ]
+
+# One line of data (a title, a name, a path) is cut to this many characters before it is
+# cleaned or laid out: more than the widest terminal shows, so a 50 MB title costs what
+# a screenful does. Several lines (a summary, a comment, a note) are cut at TEXT_MAX_CHARS.
+LINE_MAX_CHARS = 4096
+TEXT_MAX_CHARS = 200_000
+CUT = "…"
+
+
+def terminal_line(text: str) -> str:
+    """``text`` as one line a terminal may show (``topiclens.text.terminal_line``), at
+    most about :data:`LINE_MAX_CHARS` characters: a longer one is cut, ending in ``…``."""
+    if len(text) <= LINE_MAX_CHARS:
+        return gate.terminal_line(text)
+    return gate.terminal_line(text[:LINE_MAX_CHARS]) + CUT
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as lines a terminal may show (``topiclens.text.terminal_text``), at most
+    :data:`TEXT_MAX_CHARS` characters: a longer one is cut, ending in ``…``."""
+    if len(text) <= TEXT_MAX_CHARS:
+        return gate.terminal_text(text)
+    return gate.terminal_text(text[:TEXT_MAX_CHARS]) + CUT
 
 
 def literal(text: str) -> Content:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from enum import Enum
 from pathlib import Path
 
 from topiclens.paths import ENV_HOME
+from topiclens.text import terminal_text
 
 from .commands import ALL, BY_ID, SCREEN_BINDING_IDS
 
@@ -87,46 +89,134 @@ def _lines(text: str) -> dict[str, int]:
     return found
 
 
+# A keymap names a few dozen bindings in a few kilobytes: a larger file is not read (it
+# would cost the first frame), nor one nested deeper than a keymap ever is.
+MAX_KEYMAP_BYTES = 64 * 1024
+MAX_NESTING = 16
+# unknown ids are reported one by one up to this many, then as one line
+UNKNOWN_SHOWN = 5
+
+
+def read_keymap_file(path: Path) -> bytes | None:
+    """The keymap file's bytes, None when there is none; OSError (its ``strerror`` says
+    why) for anything but a regular file of at most MAX_KEYMAP_BYTES. Never waits: a FIFO
+    is opened without blocking and refused, a device (a link to /dev/zero) is refused."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise OSError(0, kind)
+        too_large = OSError(0, f"larger than {MAX_KEYMAP_BYTES // 1024} KB")
+        if info.st_size > MAX_KEYMAP_BYTES:
+            raise too_large
+        data = os.read(fd, MAX_KEYMAP_BYTES + 1)  # a file growing meanwhile meets the cap
+        if len(data) > MAX_KEYMAP_BYTES:
+            raise too_large
+        return data
+    finally:
+        os.close(fd)
+
+
+_OUTSIDE_STRINGS = re.compile(r"""#.*|"(?:[^"\\]|\\.)*"|'[^']*'|[^"'#]+|.""")
+
+
+def _too_deep(text: str) -> int | None:
+    """The line where arrays and inline tables nest deeper than MAX_NESTING, None when
+    they never do (brackets in strings and comments are not counted)."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        for part in _OUTSIDE_STRINGS.findall(line):
+            if part[0] in "#\"'":
+                continue
+            for ch in part:
+                if ch in "[{":
+                    depth += 1
+                    if depth > MAX_NESTING:
+                        return number
+                elif ch in "]}":
+                    depth = max(0, depth - 1)
+    return None
+
+
+def _type_name(value: object) -> str:
+    names = {str: "a string", bool: "true/false", int: "a number", float: "a number"}
+    names |= {list: "an array", dict: "a table"}
+    return next((n for t, n in names.items() if isinstance(value, t)), "a date or time")
+
+
 def load_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
     """(binding id -> keys, problems). A missing file is an empty keymap. Each problem is
-    ``path:LINE: what is wrong``; a binding with a problem keeps its default keys."""
+    ``path:LINE: what is wrong`` (``path: ...`` for the whole file); a binding with a
+    problem keeps its default keys, and a file that cannot be read leaves them all."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}, []
+        raw = read_keymap_file(path)
     except OSError as exc:
-        return {}, [f"{path}: cannot read the keymap ({exc.strerror})"]
+        return {}, [f"{path}: cannot read the keymap ({exc.strerror}); default keys used"]
+    if raw is None:
+        return {}, []
     import tomllib  # only when there is a keymap file: it costs a start without one
 
     try:
-        text = raw.decode("utf-8")
-        data = tomllib.loads(text)
+        text = raw.decode("utf-8-sig")  # a byte order mark some editors write is no error
     except UnicodeDecodeError:
         return {}, [f"{path}: not UTF-8 text; default keys used"]
+    deep = _too_deep(text)
+    if deep is not None:
+        return {}, [f"{path}:{deep}: nested deeper than {MAX_NESTING} levels; default keys used"]
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         at = re.search(r"\(at line (\d+), column \d+\)", str(exc))
         what = str(exc).replace(at.group(), "").strip() if at else str(exc)
         return {}, [f"{path}:{at.group(1) if at else 0}: {what}; default keys used"]
-    table = data.get("keymap", data)
+    except RecursionError:  # nesting the count above missed: never a crash
+        return {}, [f"{path}: nested too deep; default keys used"]
     lines = _lines(text)
+    table = data.get("keymap", data)
+    if not isinstance(table, dict):
+        what = _type_name(table)
+        message = f"'keymap' must be a table of binding ids, not {what}; default keys used"
+        return {}, [f"{path}:{lines.get('keymap', 0)}: {message}"]
     keymap: dict[str, list[str]] = {}
     problems: list[tuple[int, str]] = []
+    unknown_ids: list[str] = []
 
     def report(binding_id: str, message: str) -> None:
         problems.append((lines.get(binding_id, 0), f"{binding_id}: {message}"))
 
     for binding_id, keys in table.items():
         if binding_id not in BY_ID and binding_id not in SCREEN_BINDING_IDS:
-            problems.append((lines.get(binding_id, 0), f"unknown binding id {binding_id!r}"))
-        elif not isinstance(keys, str) or not keys.strip():
-            report(binding_id, 'needs keys as a string, e.g. "x,ctrl+b"; default keys kept')
+            unknown_ids.append(binding_id)
+        elif not isinstance(keys, str):
+            what = _type_name(keys)
+            report(
+                binding_id,
+                f'needs keys as a string, e.g. "x,ctrl+b", not {what}; default keys kept',
+            )
         else:
             given = list(dict.fromkeys(k.strip() for k in keys.split(",") if k.strip()))
+            hidden = [k for k in given if terminal_text(k) != k or any(c.isspace() for c in k)]
             unknown = [k for k in given if normal_key(k) is None]
-            if unknown:
+            if not given:
+                report(binding_id, 'names no key, e.g. "x,ctrl+b"; default keys kept')
+            elif hidden:
+                report(binding_id, f"{hidden[0]!r} holds a control character; default keys kept")
+            elif unknown:
                 report(binding_id, f"{unknown[0]!r} is not a key Textual knows; default keys kept")
             else:
                 keymap[binding_id] = given
+    for binding_id in unknown_ids[:UNKNOWN_SHOWN]:
+        problems.append((lines.get(binding_id, 0), f"unknown binding id {binding_id!r}"))
+    if len(unknown_ids) > UNKNOWN_SHOWN:
+        rest = unknown_ids[UNKNOWN_SHOWN:]
+        first = lines.get(rest[0], 0)
+        message = f"{len(rest):,} more unknown binding ids, from {rest[0]!r} on"
+        problems.append((first, message))
     for binding_id, message in _conflicts(keymap, lines):
         del keymap[binding_id]
         report(binding_id, message)

@@ -7,6 +7,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from topiclens import text as gate
 from topiclens.store.models import Entry
 
 from .display import terminal_line
@@ -25,8 +26,26 @@ TERMINAL_BROWSERS = frozenset(
 )
 
 
+# a link longer than this is no link a person pastes (browsers stop near 2,000 to 64 KB)
+LINK_MAX_CHARS = 8192
+
+
 def is_web_link(url: str) -> bool:
     return urlsplit(url).scheme.lower() in WEB_SCHEMES
+
+
+def unsafe_link(url: str) -> str | None:
+    """Why ``url`` is not safe to put on the clipboard (None when it is): only an http or
+    https link of visible characters is, with no space, no control character (ESC, BEL,
+    C1: a terminal acts on them when pasted) and no bidi or invisible format character."""
+    if len(url) > LINK_MAX_CHARS:
+        return f"the link is {len(url):,} characters long"
+    for ch in url:
+        if ch.isspace() or gate.terminal_text(ch) != ch:
+            return f"the link holds an invisible or control character (U+{ord(ch):04X})"
+    if not is_web_link(url):
+        return "it is not a web link"
+    return None
 
 
 def no_link(entry: Entry) -> str:

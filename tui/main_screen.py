@@ -50,7 +50,7 @@ from .commands import MAIN, bindings
 from .details import load_detail
 from .display import literal, terminal_line
 from .first_start import prepare_store, start_resource_tracker
-from .links import find_browser, in_terminal, is_web_link, no_link
+from .links import find_browser, in_terminal, is_web_link, no_link, unsafe_link
 from .model import Detail, Row, Rows, View
 from .places import nearest
 from .row_loader import RowLoader
@@ -346,6 +346,10 @@ class MainScreen(Screen[None]):
                 self.show_progress("Grouping new entries", 0)
                 self.start_preparing()
         elif worker.state == WorkerState.ERROR and worker.group != DIALOG:  # store readers
+            view = self.state.view
+            if worker.group == ROWS and view is not None and view.kind == "search":
+                self.search_failed(f"The search could not run: {worker.error}")
+                return
             message = terminal_line(f"Could not read the store: {worker.error}")
             self.notify(message, severity="error", markup=False)
 
@@ -853,9 +857,15 @@ class MainScreen(Screen[None]):
         shown = terminal_line(url)
         if not is_web_link(url):
             self.notify(
-                f"Not a web link, not opened: {shown} (y copies it)",
+                f"Not a web link, not opened: {shown}",
                 severity="warning",
                 markup=False,
+            )
+            return
+        problem = unsafe_link(url)
+        if problem is not None:  # a terminal browser would print it as it is
+            self.notify(
+                f"Not opened: {problem}: {fit_cells(shown, 60)}", severity="warning", markup=False
             )
             return
         self.notify(f"Opening {shown}", timeout=3, markup=False)
@@ -905,6 +915,11 @@ class MainScreen(Screen[None]):
     def action_copy_link(self) -> None:
         url = self._link()
         if url is None:
+            return
+        problem = unsafe_link(url)
+        if problem is not None:  # what is pasted may reach a terminal or a shell
+            shown = fit_cells(terminal_line(url), 60)
+            self.notify(f"Not copied: {problem}: {shown}", severity="warning", markup=False)
             return
         self.app.copy_to_clipboard(url)
         self.notify(f"Copied: {terminal_line(url)}", timeout=3, markup=False)
@@ -1030,10 +1045,25 @@ class MainScreen(Screen[None]):
         view = View("search", query=query)
         state.search_query, state.view, self.search_count = query, view, 0
         self.show_topics(view)
+        self.entry_list.focus()
+        from topiclens.store.bounds import BoundError, check_query
+
+        try:
+            check_query(query)
+        except BoundError as exc:  # too long for the store to run: said where results go
+            self.search_failed(str(exc))
+            return
         self.entry_list.empty_text = "Searching…"
         self.entry_list.show_rows([])
         self.show_view(view)  # in a worker: a search reads every entry
-        self.entry_list.focus()
+
+    def search_failed(self, why: str) -> None:
+        """The search shown has no results because it could not run: the entry list (in
+        place of "Searching…") and a toast say why."""
+        message = terminal_line(why[:1].upper() + why[1:])
+        self.entry_list.empty_text = message
+        self.entry_list.show_rows([])
+        self.notify(message, severity="warning", markup=False)
 
     # --- the river, saved searches, mute rules ---------------------------------------
 

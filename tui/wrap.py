@@ -36,14 +36,19 @@ def tokens(para: str) -> list[str]:
     return out
 
 
-def _head(word: str, width: int) -> str:
-    """The longest start of ``word`` that fits in ``width`` cells (at least one character)."""
-    used = 0
+def _heads(word: str, width: int) -> list[str]:
+    """``word`` in pieces of at most ``width`` cells (at least one character each), read
+    once from start to end."""
+    pieces: list[str] = []
+    start = used = 0
     for n, ch in enumerate(word):
-        used += char_cells(ch)
-        if used > width:
-            return word[: max(1, n)]
-    return word
+        cells = char_cells(ch)
+        if used + cells > width and n > start:
+            pieces.append(word[start:n])
+            start, used = n, 0
+        used += cells
+    pieces.append(word[start:])
+    return pieces
 
 
 def wrap_cells(text: str, width: int) -> list[str]:
@@ -71,10 +76,9 @@ def wrap_cells(text: str, width: int) -> list[str]:
             if used + w > width and line.strip():
                 lines.append(line.rstrip())
                 line, used = "", 0
-            while w > width:  # a word longer than the line: cut it
-                head = _head(tok, width)
-                lines.append(head)
-                tok = tok[len(head) :]
+            if w > width:  # a word longer than the line: cut it, once along it
+                *heads, tok = _heads(tok, width)
+                lines += heads
                 w = cell_width(tok)
             line, used = line + tok, used + w
         lines.append(line.rstrip())

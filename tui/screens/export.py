@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 from topiclens.store import Store
 
-from ..display import literal
+from ..display import literal, terminal_line
 from ..workers import DIALOG
 from .choices import ChoiceSet
 from .confirm import ConfirmScreen
@@ -59,7 +59,10 @@ class ExportScreen(ModalScreen[Path | None]):
                     yield RadioButton(
                         f.label, value=f.name == self.fmt, name=f.name, id=f"fmt-{f.name}"
                     )
-            yield Input(self.last_path or self.default_filename(self.fmt), id="export-path")
+            # the last path comes from the store: shown through the terminal gate, as
+            # every stored text is (an escape in it would reach the terminal raw)
+            offered = terminal_line(self.last_path) or self.default_filename(self.fmt)
+            yield Input(offered, id="export-path")
             yield Label("", id="export-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", id="export-go", variant="primary")

@@ -10,8 +10,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
+from topiclens.text import terminal_text as whole_text
 
-from ..display import literal, terminal_text
+from ..display import literal
 from ..workers import DIALOG
 from .styles import DIALOG_CSS
 
@@ -35,8 +36,9 @@ class NoteScreen(ModalScreen[str | None]):
         super().__init__()
         self.entry_title = title
         self.note = note
-        # what the editor starts with: the note cleaned for the terminal
-        self.shown = terminal_text(note)
+        # what the editor starts with: the whole note cleaned for the terminal, never cut
+        # as the panes cut stored text (what is saved is what the editor holds)
+        self.shown = whole_text(note)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from ..display import terminal_line
+from ..display import literal, terminal_line
 from .styles import DIALOG_CSS
 
 
@@ -37,6 +37,7 @@ class SearchScreen(ModalScreen[str | None]):
                 placeholder="words, Chinese or English",
                 id="search-input",
             )
+            yield Label("", id="search-error")
             yield Label(
                 "Words or concepts, either language · Enter searches · empty clears · "
                 "Escape cancels",
@@ -45,6 +46,16 @@ class SearchScreen(ModalScreen[str | None]):
 
     @on(Input.Submitted)
     def _search(self, event: Input.Submitted) -> None:
+        from topiclens.store.bounds import BoundError, check_query
+
+        try:
+            check_query(event.value)
+        except BoundError as exc:  # the dialog stays open: the query can be shortened
+            error = str(exc)
+            label = self.query_one("#search-error", Label)
+            label.update(literal(error[:1].upper() + error[1:]))
+            label.display = True
+            return
         self.dismiss(event.value)
 
     def action_cancel(self) -> None:

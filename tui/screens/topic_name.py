@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
-from topiclens.clustering.corrections import CorrectionError, clean_name
+from topiclens.store.bounds import BoundError, check_name
 
 from ..display import literal, terminal_line
 from .styles import DIALOG_CSS
@@ -65,8 +65,8 @@ class TopicNameScreen(ModalScreen[str | None]):
             self.dismiss("")
             return
         try:
-            self.dismiss(clean_name(event.value))
-        except CorrectionError as exc:  # the corrections' own rule for a name
+            self.dismiss(check_name(event.value, "a topic name"))
+        except BoundError as exc:  # the store's one rule for a name (length included)
             self.query_one("#topic-name-error", Label).update(literal(sentence(str(exc))))
 
     def action_cancel(self) -> None:

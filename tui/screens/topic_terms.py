@@ -11,7 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
-from topiclens.clustering.corrections import CorrectionError, clean_name, split_terms
+from topiclens.clustering.corrections import split_terms
+from topiclens.store.bounds import BoundError, check_name
 
 from ..display import literal, terminal_line
 from .styles import DIALOG_CSS
@@ -66,8 +67,8 @@ class TopicTermsScreen(ModalScreen[tuple[str, list[str]] | None]):
         terms = split_terms(self.query_one("#terms-terms", Input).value)
         error = self.query_one("#terms-error", Label)
         try:
-            name = clean_name(self.query_one("#terms-name", Input).value)
-        except CorrectionError as exc:  # the corrections' own rule for a name
+            name = check_name(self.query_one("#terms-name", Input).value, "a topic name")
+        except BoundError as exc:  # the store's one rule for a name (length included)
             error.update(literal(sentence(str(exc))))
             self.query_one("#terms-name", Input).focus()
             return

@@ -51,8 +51,9 @@ def content_pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
 
 def detail_paragraphs(d: Detail) -> list[Paragraph]:
     """What the detail pane shows of ``d``, every string from the data cleaned for the
-    terminal: one-line fields by ``terminal_line``, the summary, comment and note (which
-    keep their line breaks) by ``terminal_text``."""
+    terminal and cut to what a screen can show: one-line fields by ``terminal_line``, the
+    summary, comment and note (which keep their line breaks) by ``terminal_text``, in
+    pieces a layout takes one at a time."""
     e = d.entry
     line = terminal_line
     meta = line(" · ".join(p for p in (e.source, e.category, e.date or "") if p))
@@ -69,7 +70,7 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
     # the user's own words come first, under the title, where they are seen at once
     if d.bookmark is not None or d.note:
         note = terminal_text(d.note) or "(no note: press N to write one)"
-        out += [("", "", "Note", "heading"), ("", "", note, ""), ("", "", "", "")]
+        out += [("", "", "Note", "heading"), *_pieces(note), ("", "", "", "")]
     if d.feed or e.author:
         if e.author:
             out.append(("by ", "muted", line(e.author), ""))
@@ -82,9 +83,9 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
         out += [("", "", piece, "") for piece in content_pieces(terminal_text(d.content))]
         out.append(("", "", "", ""))
     elif e.summary:
-        out += [("", "", terminal_text(e.summary), ""), ("", "", "", "")]
+        out += [*_pieces(terminal_text(e.summary)), ("", "", "", "")]
     if e.comment:
-        out += [("", "", "Curator's comment", "heading"), ("", "", terminal_text(e.comment), "")]
+        out += [("", "", "Curator's comment", "heading"), *_pieces(terminal_text(e.comment))]
         out.append(("", "", "", ""))
     if e.url and not (d.feed or e.author):
         out += [("", "", line(e.url), "muted"), ("", "", "", "")]
@@ -100,6 +101,11 @@ def detail_paragraphs(d: Detail) -> list[Paragraph]:
     if d.topic is not None or d.also:
         out.append(("", "", "", ""))
     return out
+
+
+def _pieces(text: str) -> list[Paragraph]:
+    """A text of several lines as paragraphs of at most PIECE_CHARS characters."""
+    return [("", "", piece, "") for piece in content_pieces(text)]
 
 
 def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:

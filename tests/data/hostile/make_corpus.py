@@ -282,6 +282,68 @@ EXPORT_VIEWS_EXPECTED = (
 )
 
 
+# --- keymap files: each read with every default key kept for what is bad ---------------
+
+BOM = "\ufeff"
+
+
+def keymap_deep() -> bytes:
+    """A binding's keys nested 5,000 arrays deep (tomllib would recurse past Python's limit)."""
+    return b'toggle-bookmark = "x"\nhelp = ' + _deep(5000).encode() + b"\n"
+
+
+def keymap_types() -> bytes:
+    """A byte order mark, one good binding, then keys of every wrong type and content."""
+    lines = [
+        f'{BOM}toggle-bookmark = "x"',
+        "help = 5",
+        'search = ["/"]',
+        'export = {key = "e"}',
+        'overview = "\\u001b"',
+        'sort = " , , "',
+        f'filter = "ctrl+{BIDI}"',
+        'refresh = "\\u009b"',
+    ]
+    return "\n".join(lines).encode("utf-8") + b"\n"
+
+
+def keymap_unknown_ids() -> bytes:
+    """Two hundred unknown binding ids: five reported by line, the rest in one line."""
+    return "".join(f'no-such-binding-{i} = "x"\n' for i in range(200)).encode()
+
+
+# (file name, writer, the bindings kept, (line, fragment) of each problem)
+KEYMAPS: dict[str, tuple[object, dict[str, str], list[tuple[int, str]]]] = {
+    "keymap_deep.toml": (keymap_deep, {}, [(2, "nested deeper than 16 levels")]),
+    "keymap_not_a_table.toml": (
+        lambda: b'# a keymap that is a string\nkeymap = "x"\n',
+        {},
+        [(2, "'keymap' must be a table of binding ids, not a string")],
+    ),
+    "keymap_types.toml": (
+        keymap_types,
+        {"toggle-bookmark": "x"},
+        [
+            (2, 'help: needs keys as a string, e.g. "x,ctrl+b", not a number'),
+            (3, 'search: needs keys as a string, e.g. "x,ctrl+b", not an array'),
+            (4, 'export: needs keys as a string, e.g. "x,ctrl+b", not a table'),
+            (5, "overview: '\\x1b' holds a control character"),
+            (6, "sort: names no key"),
+            (7, "filter: 'ctrl+\\u202e' holds a control character"),
+            (8, "refresh: '\\x9b' holds a control character"),
+        ],
+    ),
+    "keymap_unknown_ids.toml": (
+        keymap_unknown_ids,
+        {},
+        [
+            *[(i + 1, f"unknown binding id 'no-such-binding-{i}'") for i in range(5)],
+            (6, "195 more unknown binding ids, from 'no-such-binding-5' on"),
+        ],
+    ),
+}
+
+
 def main() -> None:
     (HERE / "hostile.jsonl").write_bytes(jsonl())
     (HERE / "hostile_digest.txt").write_bytes(digest())
@@ -291,6 +353,8 @@ def main() -> None:
     (HERE / "export_deep.json").write_bytes(export_deep())
     (HERE / "export_views.json").write_bytes(export_views())
     for name, (write, *_) in MORE.items():
+        (HERE / name).write_bytes(write())  # type: ignore[operator]
+    for name, (write, *_) in KEYMAPS.items():
         (HERE / name).write_bytes(write())  # type: ignore[operator]
 
 
