@@ -120,6 +120,10 @@ class DailyFacade(Database):
         walks a topic's ids for the next unread)."""
         return _mute.muted_ids(self)
 
+    def muted_among(self, ids: list[str]) -> set[str]:
+        """Which of ``ids`` a mute rule hides now."""
+        return _mute.muted_among(self, ids)
+
     def muted_counts(self) -> dict[int, int]:
         """Muted primary members per topic id: a topic's size as the reader shows it is
         its size less these (:meth:`visible_topics` does that)."""

@@ -146,6 +146,17 @@ def muted_ids(db: Database) -> set[str]:
     return {eid for (eid,) in db.query(f"SELECT e.id FROM entries e WHERE {sql}", params)}
 
 
+def muted_among(db: Database, ids: list[str]) -> set[str]:
+    """Which of ``ids`` a rule mutes now (a short list: the detail pane's similar entries)."""
+    found = clause(db, "e.id")
+    if found is None or not ids:
+        return set()
+    sql, params = found
+    marks = ",".join("?" * len(ids))
+    query = f"SELECT e.id FROM entries e WHERE e.id IN ({marks}) AND {sql}"
+    return {eid for (eid,) in db.query(query, [*ids, *params])}
+
+
 def put(db: Database, items: list[tuple[str, str, float]]) -> int:
     """Add rules read from a backup, (kind, value, created_at) each already checked, in one
     transaction (those there already are left as they are); returns how many were new."""

@@ -21,6 +21,8 @@ def load_detail(
         topic_id, score, terms = assignment
         topic = next((t for t in topics if t.id == topic_id), None)
     similar = store.similar(entry_id)
+    muted = store.muted_among([s for s, _ in similar])  # hidden everywhere but a search
+    similar = [(s, score) for s, score in similar if s not in muted]
     rows = {r[0]: r for r in store.entry_rows([s for s, _ in similar])}
     content, feed_name = "", ""
     if entry.feed_id is not None:

@@ -13,6 +13,7 @@ from textual.widgets import Input, OptionList
 from topiclens.store import Entry, Store
 from topiclens.store.text import entry_id
 from topiclens.tui.app import TopicLensApp
+from topiclens.tui.details import load_detail
 from topiclens.tui.main_screen import CONCEPT_DIVIDER, MainScreen
 from topiclens.tui.model import View
 from topiclens.tui.screens.mute import MuteScreen
@@ -268,6 +269,16 @@ def test_mute_the_entrys_source_hides_its_entries_from_lists_and_counts(reader_s
         with Store(reader_store) as store:
             assert store.muted_ids() == theirs
             assert theirs <= set(store.entry_ids())
+        # nor are they offered as similar entries: on an entry whose similar list held one
+        with Store(reader_store) as store:
+            near, similar = next(
+                (e.id, [o for o, _ in store.similar(e.id)])
+                for e in store.entries()
+                if e.id not in theirs and theirs & {o for o, _ in store.similar(e.id)}
+            )
+        detail = load_detail(s.store, near, s.topics, frozenset())
+        assert detail is not None
+        assert [row[0] for row, _ in detail.similar] == [o for o in similar if o not in theirs]
         # a search still finds them
         s.run_search(entry.title)
         await settle(pilot)
