@@ -44,14 +44,14 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))  # for key_timing, shared with bench_reader.py
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from textual.pilot import Pilot
     from textual.worker import Worker
-
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 
 # --- the feeds: AI-infrastructure text in English and Chinese -------------------------------
 
@@ -415,37 +415,11 @@ def _version(cmd: list[str]) -> str:
 # The real reader, headless at 120x34 on a copy of the store before its first refresh:
 # ctrl+r starts the refresh of every feed (from this bench's server), and while its worker
 # runs, topic switches (j and k in the topic list) are timed key by key as
-# bench/bench_reader.py times them: from sending the key until every message it caused is
-# handled, every other worker is done and the frame is composited. The refresh's own
-# worker is the one not waited for: it is what the keys run beside.
+# bench/bench_reader.py times them (bench/key_timing.py): from sending the key until every
+# message it caused is handled, every other worker is done and the frame is composited.
+# The refresh's own worker is the one not waited for: it is what the keys run beside.
 
 KEY_TARGET_MS = 16.7
-
-
-async def key_to_frame(
-    pilot: Pilot[None], key: str, expect: Callable[[], bool], refresh: Worker[object]
-) -> float:
-    """Milliseconds from sending ``key`` until ``expect()`` holds, its messages are
-    handled, the workers it started (every worker but ``refresh``) are done and the frame
-    is composited (bench/bench_reader.py's ``timed``, beside a running refresh)."""
-    from textual import events
-
-    app = pilot.app
-    start = time.perf_counter()
-    app._driver.send_message(events.Key(key, key if len(key) == 1 else None))  # type: ignore[union-attr]
-    while True:
-        await pilot._wait_for_screen()
-        running = [w for w in app.workers if not w.is_finished and w is not refresh]
-        if running:
-            await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
-            continue
-        if expect():
-            break
-        if time.perf_counter() - start > 10:
-            raise SystemExit(f"{key}: the expected state never came")
-        await asyncio.sleep(0)
-    app.screen._on_timer_update()  # composite the frame now
-    return (time.perf_counter() - start) * 1000
 
 
 Times = dict[str, list[float]]  # "switch" (j/k in the topics), "move" (j/k in the entries)
@@ -455,6 +429,7 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
     """Key-to-frame times of topic switches and cursor moves: first with the reader idle,
     then while it refreshes every feed; with how many came while new entries were being
     placed, and what the refresh said."""
+    from key_timing import key_to_frame
     from topiclens.store import Store
     from topiclens.tui.app import TopicLensApp
     from topiclens.tui.main_screen import MainScreen
@@ -492,7 +467,8 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
                     state["step"] = -state["step"]
                 state["topic"] += state["step"]
                 key = "j" if state["step"] > 0 else "k"
-                return await key_to_frame(pilot, key, showing(state["topic"]), refresh)
+                besides = [refresh] if refresh else []
+                return (await key_to_frame(pilot, key, showing(state["topic"]), besides))[0]
 
             async def move(refresh: Worker[object] | None) -> float:
                 rows = len(screen.entry_list.rows)
@@ -500,7 +476,8 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
                     state["row_step"] = -state["row_step"]
                 state["row"] += state["row_step"]
                 key = "j" if state["row_step"] > 0 else "k"
-                return await key_to_frame(pilot, key, at(state["row"]), refresh)
+                besides = [refresh] if refresh else []
+                return (await key_to_frame(pilot, key, at(state["row"]), besides))[0]
 
             async def round_of_keys(times: Times, refresh: Worker[object] | None) -> None:
                 """A topic switch, then six cursor moves in its entries (h and l, which
@@ -534,9 +511,10 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
 
 
 def _stats(times: list[float]) -> tuple[float, float, float]:
+    from key_timing import p95
+
     ordered = sorted(times)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return ordered[len(ordered) // 2], p95, ordered[-1]
+    return ordered[len(ordered) // 2], p95(ordered), ordered[-1]
 
 
 def key_latency(home: Path) -> None:
