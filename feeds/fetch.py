@@ -107,12 +107,17 @@ def user_agent() -> str:
     return f"topiclens/{__version__} (terminal feed reader; python-httpx/{httpx.__version__})"
 
 
-@cache
 def tls_context() -> ssl.SSLContext:
-    """The TLS settings every client uses (httpx's defaults: the certifi roots, or those
-    SSL_CERT_FILE or SSL_CERT_DIR name), made once per process: making them is nearly all
-    a client's cost (about 45 ms of CPU, which every ``feed add`` paid per fetch)."""
-    return httpx.create_ssl_context()
+    """The TLS settings every client uses: httpx's defaults, the certifi roots or those that
+    SSL_CERT_FILE or SSL_CERT_DIR name as the environment says now. Made once per process
+    for each of these: making them is nearly all a client's cost (about 45 ms of CPU, which
+    every ``feed add`` paid per fetch)."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@cache
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()  # (it reads the two variables itself)
 
 
 def client(limits: Limits = Limits()) -> httpx.AsyncClient:
