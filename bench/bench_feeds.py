@@ -44,14 +44,14 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))  # for key_timing, shared with bench_reader.py
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from textual.pilot import Pilot
     from textual.worker import Worker
-
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 
 # --- the feeds: AI-infrastructure text in English and Chinese -------------------------------
 
@@ -415,46 +415,23 @@ def _version(cmd: list[str]) -> str:
 # The real reader, headless at 120x34 on a copy of the store before its first refresh:
 # ctrl+r starts the refresh of every feed (from this bench's server), and while its worker
 # runs, topic switches (j and k in the topic list) are timed key by key as
-# bench/bench_reader.py times them: from sending the key until every message it caused is
-# handled, every other worker is done and the frame is composited. The refresh's own
-# worker is the one not waited for: it is what the keys run beside.
+# bench/bench_reader.py times them (bench/key_timing.py): from sending the key until every
+# message it caused is handled, every other worker is done and the frame is composited.
+# The refresh's own worker is the one not waited for: it is what the keys run beside.
 
 KEY_TARGET_MS = 16.7
 
 
-async def key_to_frame(
-    pilot: Pilot[None], key: str, expect: Callable[[], bool], refresh: Worker[object]
-) -> float:
-    """Milliseconds from sending ``key`` until ``expect()`` holds, its messages are
-    handled, the workers it started (every worker but ``refresh``) are done and the frame
-    is composited (bench/bench_reader.py's ``timed``, beside a running refresh)."""
-    from textual import events
-
-    app = pilot.app
-    start = time.perf_counter()
-    app._driver.send_message(events.Key(key, key if len(key) == 1 else None))  # type: ignore[union-attr]
-    while True:
-        await pilot._wait_for_screen()
-        running = [w for w in app.workers if not w.is_finished and w is not refresh]
-        if running:
-            await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
-            continue
-        if expect():
-            break
-        if time.perf_counter() - start > 10:
-            raise SystemExit(f"{key}: the expected state never came")
-        await asyncio.sleep(0)
-    app.screen._on_timer_update()  # composite the frame now
-    return (time.perf_counter() - start) * 1000
-
-
-Times = dict[str, list[float]]  # "switch" (j/k in the topics), "move" (j/k in the entries)
+# "switch" (j/k in the topics), "move" (j/k in the entries): each key's (wall ms, CPU ms of
+# the reader's process, its threads included)
+Times = dict[str, list[tuple[float, float]]]
 
 
 async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, Times, int, str]:
     """Key-to-frame times of topic switches and cursor moves: first with the reader idle,
     then while it refreshes every feed; with how many came while new entries were being
     placed, and what the refresh said."""
+    from key_timing import key_to_frame
     from topiclens.store import Store
     from topiclens.tui.app import TopicLensApp
     from topiclens.tui.main_screen import MainScreen
@@ -487,20 +464,22 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
                     and screen.detail.entry.id == screen.entry_list.rows[index][0]
                 )
 
-            async def switch(refresh: Worker[object] | None) -> float:
+            async def switch(refresh: Worker[object] | None) -> tuple[float, float]:
                 if not 0 <= state["topic"] + state["step"] < len(topics):
                     state["step"] = -state["step"]
                 state["topic"] += state["step"]
                 key = "j" if state["step"] > 0 else "k"
-                return await key_to_frame(pilot, key, showing(state["topic"]), refresh)
+                besides = [refresh] if refresh else []
+                return await key_to_frame(pilot, key, showing(state["topic"]), besides)
 
-            async def move(refresh: Worker[object] | None) -> float:
+            async def move(refresh: Worker[object] | None) -> tuple[float, float]:
                 rows = len(screen.entry_list.rows)
                 if not 0 <= state["row"] + state["row_step"] < min(rows, 8):
                     state["row_step"] = -state["row_step"]
                 state["row"] += state["row_step"]
                 key = "j" if state["row_step"] > 0 else "k"
-                return await key_to_frame(pilot, key, at(state["row"]), refresh)
+                besides = [refresh] if refresh else []
+                return await key_to_frame(pilot, key, at(state["row"]), besides)
 
             async def round_of_keys(times: Times, refresh: Worker[object] | None) -> None:
                 """A topic switch, then six cursor moves in its entries (h and l, which
@@ -534,9 +513,10 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
 
 
 def _stats(times: list[float]) -> tuple[float, float, float]:
+    from key_timing import p95
+
     ordered = sorted(times)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return ordered[len(ordered) // 2], p95, ordered[-1]
+    return ordered[len(ordered) // 2], p95(ordered), ordered[-1]
 
 
 def key_latency(home: Path) -> None:
@@ -545,20 +525,23 @@ def key_latency(home: Path) -> None:
     print(
         f"key to frame in the reader, idle then during a refresh of every feed (ctrl+r; "
         f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after; target p95 < "
-        f"{KEY_TARGET_MS} ms during the refresh):"
+        f"{KEY_TARGET_MS} ms during the refresh; a key's CPU time is the reader's, its "
+        "threads included: what the key costs on a core to spare):"
     )
     for kind, label in (("move", "cursor move (j/k in entries)"), ("switch", "topic switch")):
-        for when, times in (("idle", idle[kind]), ("refreshing", busy[kind])):
-            if not times:
+        for when, samples in (("idle", idle[kind]), ("refreshing", busy[kind])):
+            if not samples:
                 print(f"  {label:<30} {when:<10} no key: the refresh ended first")
                 continue
-            median, p95, worst = _stats(times)
+            median, p95, worst = _stats([wall for wall, _ in samples])
+            cpu_median, cpu_p95, _ = _stats([cpu for _, cpu in samples])
             verdict = "" if when == "idle" else ("  ok" if p95 < KEY_TARGET_MS else "  SLOW")
             print(
                 f"  {label:<30} {when:<10} median {median:5.1f} p95 {p95:5.1f} worst "
-                f"{worst:6.1f} ms ({len(times)} keys){verdict}"
+                f"{worst:6.1f} ms | CPU median {cpu_median:4.1f} p95 {cpu_p95:4.1f} ms "
+                f"({len(samples)} keys){verdict}"
             )
-    every = busy["move"] + busy["switch"]
+    every = [wall for wall, _ in busy["move"] + busy["switch"]]
     if every:
         print(f"  every key during the refresh: p95 {_stats(every)[1]:.1f} ms ({len(every)} "
               f"keys, about {placing} while new entries were being placed)")  # fmt: skip

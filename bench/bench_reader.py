@@ -3,8 +3,7 @@
 Runs the real app headless (120x34) on a store and times each key from the moment the
 key event is sent until every widget has handled every message it caused, every worker has
 finished, and the screen has been composited again: the handler, the store queries and the
-repaint. (Pilot's own ``press`` is not used for timing: it sleeps until the process looks
-idle, which measures the machine's load rather than the app.) Prints the median, the 95th
+repaint (bench/key_timing.py, shared with bench_feeds.py). Prints the median, the 95th
 percentile and the worst, each against the 50 ms target.
 
     python bench/bench_reader.py bench/out/store100k      # after building it:
@@ -20,12 +19,15 @@ import asyncio
 import os
 import resource
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from textual import events
-from textual.pilot import Pilot
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from key_timing import Sample, p95
+from key_timing import key_to_frame as timed
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
@@ -33,39 +35,9 @@ from topiclens.tui.main_screen import MainScreen
 TARGET_MS = 50.0
 
 
-Sample = tuple[float, float]  # (wall ms, CPU ms of the whole process, threads included)
-
-
-async def timed(pilot: Pilot[None], key: str, expect: Callable[[], bool]) -> Sample:
-    """Milliseconds from sending ``key`` until ``expect()`` holds, every message it caused
-    is handled, workers are done and the frame is composited; and the CPU time that took
-    (what the key costs on a machine with a core to spare)."""
-    app = pilot.app
-    char = key if len(key) == 1 else None
-    start, cpu = time.perf_counter(), time.process_time()
-    app._driver.send_message(events.Key(key, char))  # type: ignore[union-attr]
-    while True:
-        await pilot._wait_for_screen()
-        running = [w for w in app.workers if not w.is_finished]
-        if running:
-            await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
-            continue
-        if expect():
-            break
-        if time.perf_counter() - start > 10:
-            raise SystemExit(f"{key}: the expected state never came")
-        await asyncio.sleep(0)
-    app.screen._on_timer_update()  # composite the frame now
-    return (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
-
-
 def report(name: str, samples: list[Sample]) -> None:
     walls = sorted(w for w, _ in samples)
     cpus = sorted(c for _, c in samples)
-
-    def p95(values: list[float]) -> float:
-        return values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
-
     verdict = "ok" if p95(walls) <= TARGET_MS else "SLOW"
     print(
         f"  {name:<34} wall median {statistics.median(walls):5.1f} p95 {p95(walls):5.1f} "

@@ -37,6 +37,10 @@ _SPACE = re.compile(r"\s+")
 _HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
 # characters inside our Chinese runs that jieba does not count as Chinese (it splits there)
 _JIEBA_OTHER = re.compile(r"([^\u4e00-\u9fd5]+)")
+# Tokenizer.segment's marks: a dictionary entry that is only a prefix of longer words, and
+# no route found yet (below every real score, so the first route found is taken)
+_PREFIX_ONLY = math.inf
+_NO_ROUTE = -math.inf
 BIGRAM_MARK = "\x02"  # starts a feature-only character bigram; no word token holds it
 
 
@@ -154,6 +158,17 @@ def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(top) if top else r"(?!x)x")
 
 
+def surface_starts(surfaces: Iterable[str]) -> re.Pattern[str]:
+    """Where a match of :func:`surface_pattern` can start: a first character of a form, a
+    Latin one only where the form's word guard lets it. A superset of the pattern's own
+    starts, found faster (one character class, not the whole trie at every position)."""
+    firsts = sorted({s[0] for s in surfaces if s})
+    latin = "".join(re.escape(ch) for ch in firsts if _is_latin(ch))
+    other = "".join(re.escape(ch) for ch in firsts if not _is_latin(ch))
+    parts = ([f"[{latin}](?<![a-z0-9].)"] if latin else []) + ([f"[{other}]"] if other else [])
+    return re.compile("|".join(parts) if parts else r"(?!x)x")
+
+
 @cache
 def vocabulary() -> Vocabulary:
     """The bundled assets, parsed once per process."""
@@ -184,11 +199,14 @@ class Tokenizer:
     def __init__(self, vocab: Vocabulary | None = None) -> None:
         self.vocab = vocab or vocabulary()
         self._surface_re = surface_pattern(self.vocab.surfaces)
+        self._surface_start = surface_starts(self.vocab.surfaces)
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
         self._jieba: Any = None
-        self._logp: dict[str, float] = {}  # word -> log(frequency / total), as jieba's
+        # a word -> log(frequency / total), as jieba's; a prefix of words only -> _PREFIX_ONLY
+        self._logp: dict[str, float] = {}
         self._han: dict[str, list[str]] = {}  # a word jieba cut -> its tokens
         self._latin: dict[str, list[str]] = {}  # an English identifier -> its token
+        self._expanded: dict[str, list[str]] = {}  # a concept token -> Vocabulary.expand
 
     @property
     def version(self) -> str:
@@ -204,14 +222,14 @@ class Tokenizer:
 
     def _words(self, segment: str, out: list[str]) -> None:
         latin = self._latin
-        for m in _PIECES.finditer(segment):
-            han = m.group("han")
-            if han is not None:
+        han_word = self._han_word
+        # (findall: a tuple per piece, no match object; the group not taken is "")
+        for han, word in _PIECES.findall(segment):
+            if han:
                 if len(han) > 1:
-                    for word in self.segment(han):
-                        out.extend(self._han_word(word))
+                    for cut in self.segment(han):
+                        out.extend(han_word(cut))
                 continue
-            word = m.group("lat")
             tokens = latin.get(word)
             if tokens is None:
                 tokens = latin[word] = self._latin_word(word)
@@ -271,24 +289,27 @@ class Tokenizer:
         score = [0.0] * (n + 1)
         end = [0] * (n + 1)
         for start in range(n - 1, -1, -1):
-            best: float | None = None
+            best = _NO_ROUTE
             best_end = start + 1
             stop = start + 1
             frag = run[start]
-            while frag in freq:
-                if freq[frag]:
-                    lp = logp.get(frag)
-                    if lp is None:
-                        lp = logp[frag] = math.log(freq[frag]) - logtotal
+            while True:
+                lp = logp.get(frag)
+                if lp is None:  # first met in this process: a word, a prefix, or neither
+                    count = freq.get(frag)
+                    if count is None:
+                        break
+                    lp = logp[frag] = math.log(count) - logtotal if count else _PREFIX_ONLY
+                if lp != _PREFIX_ONLY:
                     s = lp + score[stop]
-                    if best is None or s >= best:  # a tie goes to the longer word
+                    if s >= best:  # a tie goes to the longer word
                         best = s
                         best_end = stop
                 if stop >= n:
                     break
                 stop += 1
                 frag = run[start:stop]
-            score[start] = best if best is not None else -logtotal + score[start + 1]
+            score[start] = best if best != _NO_ROUTE else -logtotal + score[start + 1]
             end[start] = best_end
         words = []
         x = 0
@@ -303,7 +324,14 @@ class Tokenizer:
         if token is None:
             out.append(word)
         else:
-            out.extend(self.vocab.expand(token))
+            out.extend(self._expand(token))
+
+    def _expand(self, token: str) -> list[str]:
+        """:meth:`Vocabulary.expand`, once per concept per process."""
+        tokens = self._expanded.get(token)
+        if tokens is None:
+            tokens = self._expanded[token] = self.vocab.expand(token)
+        return tokens
 
     def bigrams(self, text: str) -> list[str]:
         """Feature-only tokens: every pair of adjacent Chinese characters of the text
@@ -321,21 +349,38 @@ class Tokenizer:
             out.extend([BIGRAM_MARK + run[i : i + 2] for i in range(len(run) - 1)])
         return out
 
+    def concept_spans(self, folded: str) -> Iterator[tuple[int, int]]:
+        """Where the concepts' forms are in ``folded`` text: the spans of
+        ``surface_pattern(...).finditer(folded)``, the same ones (a test compares them),
+        found about twice as fast: the whole pattern is tried only where a form can start
+        (:func:`surface_starts`), not at every character."""
+        find = self._surface_start.search
+        match = self._surface_re.match
+        pos = 0
+        while (candidate := find(folded, pos)) is not None:
+            start = candidate.start()
+            m = match(folded, start)  # (its look-behinds see the text before ``start``)
+            if m is None:
+                pos = start + 1
+            else:
+                pos = m.end()
+                yield start, pos
+
     def __call__(self, text: str) -> list[str]:
         folded = fold(text)
         if self.vocab.boilerplate is not None:
             folded = self.vocab.boilerplate.sub(" ", folded)
         out: list[str] = []
         start = 0
-        for m in self._surface_re.finditer(folded):
-            if m.start() > start:
-                self._words(folded[start : m.start()], out)
-            surface = _SPACE.sub(" ", m.group()).strip()
+        for begin, end in self.concept_spans(folded):
+            if begin > start:
+                self._words(folded[start:begin], out)
+            surface = _SPACE.sub(" ", folded[begin:end]).strip()
             # "kv缓存" is the form "kv 缓存" written without its space
             token = self.vocab.surfaces.get(surface) or self._compact.get(surface.replace(" ", ""))
             if token is not None:
-                out.extend(self.vocab.expand(token))
-            start = m.end()
+                out.extend(self._expand(token))
+            start = end
         if start < len(folded):
             self._words(folded[start:], out)
         return out

@@ -9,9 +9,11 @@ store itself; each feed is one short transaction there, as in ``topiclens refres
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import queue
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +23,10 @@ if TYPE_CHECKING:
 
 
 BACKGROUND_NICENESS = 10
+# At most this many seconds apart, a refresh's progress reaches the reader: each redraw of
+# the stage and bar takes the event loop some milliseconds a key would wait for, and a
+# refresh of many feeds finishes several a second.
+PROGRESS_EVERY = 0.25
 
 
 class RefreshStopped(Exception):
@@ -50,15 +56,18 @@ def refresh_in_process(
     *,
     progress: Callable[[RefreshProgress], None],
     cancelled: Callable[[], bool],
+    every: float = PROGRESS_EVERY,
 ) -> RefreshSummary:
     """Refresh the feeds of the store at ``path`` (those of ``feed_ids``) in a child
-    process, calling ``progress`` per finished feed. RuntimeError with the child's error;
-    :class:`RefreshStopped` once ``cancelled()``."""
+    process, calling ``progress`` as feeds finish: at most once per ``every`` seconds,
+    and always for the last feed and for the placing. RuntimeError with the child's
+    error; :class:`RefreshStopped` once ``cancelled()``."""
     context = multiprocessing.get_context("spawn")  # never fork a threaded process
     out = context.Queue()
     ids = list(feed_ids) if feed_ids is not None else None
     child = context.Process(target=_child, args=(str(path), ids, out), name="topiclens-refresh")
     child.start()
+    shown = -math.inf  # when progress was last called
     try:
         while True:
             try:
@@ -76,7 +85,10 @@ def refresh_in_process(
                         f"the refresh stopped without a word (exit status {child.exitcode})"
                     ) from None
             if kind == "progress":
-                progress(value)
+                now = time.monotonic()
+                if now - shown >= every or value.placing or value.done >= value.total:
+                    shown = now
+                    progress(value)
             elif kind == "done":
                 return value  # type: ignore[no-any-return]
             else:

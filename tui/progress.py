@@ -35,8 +35,10 @@ class ProgressBox(Vertical):
         """Show ``stage`` (a stage name or a sentence) at ``fraction``; returns the
         sentence shown."""
         text = STAGES.get(stage, stage)
+        # the stage's line has a fixed size (reader.tcss): a new text needs no layout of
+        # the screen, which costs the event loop ten times the repaint of one line
+        self.stage.update(literal(text), layout=False)
         self.display = True
-        self.stage.update(literal(text))
         if fraction > 0:
             self.bar.update(total=100, progress=round(fraction * 100))
         else:  # a stage that has not measured its progress yet: a pulsing bar, not "0%"

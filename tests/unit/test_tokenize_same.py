@@ -1,0 +1,164 @@
+"""The tokenizer's fast paths give exactly the tokens of the plain algorithm.
+
+``Tokenizer.__call__`` finds the concepts' forms with :meth:`Tokenizer.concept_spans` (the
+whole surface pattern tried only where a form can start), cuts Chinese runs with its own
+``segment`` and caches each concept's broader concepts. :func:`plain_tokens` below is the
+algorithm written plainly: the surface pattern's ``finditer`` over the whole text, jieba's
+own ``cut``, and ``Vocabulary.expand`` for every concept. Tokens are what a refresh caches
+and what places an entry, so any difference would change the store: these tests compare
+them on the bundled corpus and on every feed in ``tests/data``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from topiclens.clustering.tokenize import (
+    _PIECES,
+    _SPACE,
+    USE_HMM,
+    Tokenizer,
+    fold,
+    surface_pattern,
+    surface_starts,
+)
+from topiclens.store.feed_entries import feed_scope, item
+from topiclens.store.feed_parse import NotAFeed, parse_feed
+from topiclens.store.importer import bundled_paths
+from topiclens.store.parsers import parse_file
+
+HEADER = re.compile(rb"^Header:\s*([A-Za-z-]+):\s*(.*?)\s*$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def tk() -> Tokenizer:
+    tk = Tokenizer()
+    tk.jieba()
+    return tk
+
+
+def plain_tokens(tk: Tokenizer, text: str) -> list[str]:
+    """An entry's tokens by the plain algorithm (module docstring)."""
+    vocab = tk.vocab
+    freq = tk.jieba().FREQ
+    stop = vocab.stopwords
+
+    def emit(word: str, out: list[str]) -> None:
+        token = vocab.surfaces.get(word)
+        out.extend([word] if token is None else vocab.expand(token))
+
+    def han_word(word: str, out: list[str]) -> None:
+        if len(word) > 1 and word not in stop:
+            emit(word, out)
+        for n in (2, 3):
+            for i in range(len(word) - n + 1 if len(word) > n else 0):
+                part = word[i : i + n]
+                if freq.get(part) and part not in stop:
+                    emit(part, out)
+
+    def words(segment: str, out: list[str]) -> None:
+        for m in _PIECES.finditer(segment):
+            han = m.group("han")
+            if han is not None:
+                if len(han) > 1:
+                    for word in tk.jieba().cut(han, HMM=USE_HMM):
+                        han_word(word, out)
+                continue
+            out.extend(tk._latin_word(m.group("lat")))
+
+    folded = fold(text)
+    if vocab.boilerplate is not None:
+        folded = vocab.boilerplate.sub(" ", folded)
+    out: list[str] = []
+    start = 0
+    for m in surface_pattern(vocab.surfaces).finditer(folded):
+        if m.start() > start:
+            words(folded[start : m.start()], out)
+        surface = _SPACE.sub(" ", m.group()).strip()
+        token = vocab.surfaces.get(surface) or tk._compact.get(surface.replace(" ", ""))
+        if token is not None:
+            out.extend(vocab.expand(token))
+        start = m.end()
+    if start < len(folded):
+        words(folded[start:], out)
+    return out
+
+
+def feed_texts(paths: list[Path]) -> list[str]:
+    """What a refresh tokenizes for every entry of these feed files (each one's title,
+    summary and start of content: ``Entry.text``)."""
+    texts = []
+    for path in paths:
+        data = path.read_bytes()
+        headers = {k.decode().lower(): v.decode("latin-1") for k, v in HEADER.findall(data[:4096])}
+        url = headers.pop("content-location", "http://127.0.0.1:9/feeds/" + path.name)
+        try:
+            parsed = parse_feed(data, url=url, headers=headers)
+        except NotAFeed:
+            continue
+        for entry in parsed.entries:
+            made = item(entry, scope=feed_scope(1), feed_id=1, source="f", origin=url, seen_at=0)
+            texts.append(made.entry.text())
+    return texts
+
+
+@pytest.mark.slow
+def test_the_same_tokens_on_the_bundled_corpus(tk: Tokenizer):
+    texts = [e.text() for _, path in bundled_paths() for e in parse_file(path).entries]
+    assert len(texts) > 100
+    assert [tk(t) for t in texts] == [plain_tokens(tk, t) for t in texts]
+
+
+@pytest.mark.slow
+def test_the_same_tokens_on_every_feed_in_the_test_data(tk: Tokenizer):
+    paths = sorted(p for p in DATA.glob("feed*/**/*") if p.is_file() and p.suffix != ".md")
+    texts = feed_texts(paths)
+    assert len(texts) > 500
+    assert any(re.search("[\u4e00-\u9fff]{2}", t) for t in texts)  # Chinese ones among them
+    assert [tk(t) for t in texts] == [plain_tokens(tk, t) for t in texts]
+
+
+def test_the_same_tokens_where_forms_touch_words_and_each_other(tk: Tokenizer):
+    texts = [
+        "KV cache, kvcache, kv-cache and KV  缓存; kv缓存 akv 缓存 xkv cache",
+        "all-reduce all-to-all allreduce, NVLink与NVSwitch；MoE专家并行 moes",
+        "投机解码=推测解码=speculative decoding; 2speculative decoding",
+        "",
+        "   ",
+        "kv",
+        "缓存",
+    ]
+    for text in texts:
+        assert tk(text) == plain_tokens(tk, text), text
+
+
+# the first characters of forms, what guards them, whitespace, and ordinary letters
+_PIECE = st.sampled_from(
+    ["kv", " cache", "缓存", "kv cache", "all-reduce", "moe", "nvlink", "投机解码", "专家",
+     "a", "x", "1", "-", " ", "  ", "\n", "草稿", "的", "，", "s", "e"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECE, max_size=30).map("".join))
+def test_concept_spans_are_the_surface_patterns_matches(tk: Tokenizer, text: str):
+    folded = fold(text)
+    expected = [m.span() for m in tk._surface_re.finditer(folded)]
+    assert list(tk.concept_spans(folded)) == expected
+    assert tk(text) == plain_tokens(tk, text)
+
+
+def test_a_match_can_only_start_where_surface_starts_finds_a_start():
+    forms = ["ep", "moe", "kv 缓存", "缓存"]
+    whole, starts = surface_pattern(forms), surface_starts(forms)
+    text = "deep ep moe xmoe 1ep kv缓存 akv 缓存 ep"
+    found = {m.start() for m in whole.finditer(text)}
+    possible = {i for i in range(len(text)) if starts.match(text, i)}
+    assert found == {5, 8, 21, 30, 33} and found <= possible
+    assert 23 in possible  # 缓存 inside kv缓存: a start, passed over as the match covers it
+    assert 1 not in possible and 13 not in possible  # "eep", "moe" inside "xmoe": no
