@@ -335,7 +335,11 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         ensure_corpus(store)
         try:
             report = cluster_store(
-                store, k=args.k, anchors_path=args.anchors, progress=_progress_line
+                store,
+                k=args.k,
+                anchors_path=args.anchors,
+                progress=_progress_line,
+                fresh=args.fresh,
             )
         except AnchorsError as exc:
             err(f"topiclens: {exc}")
@@ -348,6 +352,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             f"({report.tokenized} tokenized, {report.cached} from the cache; "
             f"{report.kept_ids} of them kept their id) in {report.seconds['total']:.1f} s"
         )
+        if report.changes:  # a re-cluster that continued the last topics
+            out(terminal_line(report.changes))
         for note in report.notes():  # what differs from what was asked, and why
             out(terminal_line(note))
     return 0

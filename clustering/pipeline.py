@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .anchors import load_anchors
+from .continuing import Start, continue_fit
 from .membership import TermIndex
 from .partition import MAX_SHARE
 from .report import ClusterReport
@@ -39,6 +40,7 @@ from .token_cache import (
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
+    from topiclens.store.models import Topic
 
     from .estimator import TopicModel
 
@@ -55,9 +57,14 @@ def cluster_store(
     anchors_path: Path | None = None,
     random_state: int = 0,
     progress: Progress | None = None,
+    fresh: bool = False,
 ) -> ClusterReport:
     """Re-cluster every entry in the store and write topics, assignments (with score and
-    the terms tying each entry to its topic), similar entries and the fitted model."""
+    the terms tying each entry to its topic), similar entries and the fitted model.
+
+    The re-cluster continues the saved model (:mod:`.continuing`: entries stay in their
+    topics, new ones join the nearest or form new topics) when there is one made with
+    the same k and anchors that still fits the entries; ``fresh`` starts over."""
     from topiclens.store.models import Topic
 
     from .estimator import TopicModel
@@ -87,8 +94,10 @@ def cluster_store(
         max_share=MAX_SHARE if k is None else None,
         random_state=random_state,
     )
+    saved = None if fresh else _continuable(store, model)
     # the texts only feed the bigram features, on corpora small enough for them
-    texts = [text for _, text in store.entry_texts(ids)] if model.needs_texts(len(ids)) else None
+    wanted = saved.model.bigrams_ if saved is not None else model.needs_texts(len(ids))
+    texts = [text for _, text in store.entry_texts(ids)] if wanted else None
     report.seconds[Stage.TOKENIZE] = time.perf_counter() - t0
 
     # the user's corrections hold their topics; the names the user gave seed theirs
@@ -98,15 +107,36 @@ def cluster_store(
     shaped = {*held.held, *held.hidden, *held.empty}  # the corrections speak for these
     named = {t: v for t, v in every_name.items() if t not in shaped}
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
-    model.fit(
-        texts,
-        tokens=tids.counts(),
-        pinned=pinned,
-        held=held.held,
-        hidden=list(held.hidden.values()),
-        context=held.context,
-        progress=progress,
-    )
+    continued = None
+    if saved is not None:
+        start = _start(store, ids, saved.entry_ids, named, grow=k is None)
+        continued = continue_fit(
+            model,
+            saved.model,
+            texts,
+            tids.counts(),
+            start.start,
+            held=held.held,
+            context=held.context,
+            progress=progress,
+        )
+        report.changes = (
+            continued.changes.line()
+            if continued is not None
+            else "started over: the saved model's words no longer fit the entries"
+        )
+    if continued is None:
+        if texts is None and model.needs_texts(len(ids)):
+            texts = [text for _, text in store.entry_texts(ids)]
+        model.fit(
+            texts,
+            tokens=tids.counts(),
+            pinned=pinned,
+            held=held.held,
+            hidden=list(held.hidden.values()),
+            context=held.context,
+            progress=progress,
+        )
     report.seconds.update(model.stage_seconds_)
     t1 = time.perf_counter()
     labels = model.labels_.tolist()
@@ -114,7 +144,12 @@ def cluster_store(
     for eid, c in zip(ids, labels, strict=True):
         members[c].append(eid)
     given = {tid: v.name for tid, v in every_name.items() if tid in held.held} | held.names
-    matched = _match_topics(store, members, model, named, given, set(held.hidden) | set(held.empty))
+    barred = set(held.hidden) | set(held.empty)
+    if continued is None:
+        matched = _match_topics(store, members, model, named, given, barred)
+    else:
+        carried = [None if o is None else start.ids[o] for o in continued.origin]
+        matched = _carried_ids(store, model, carried, named, given, barred)
     report.kept_ids = matched.kept
     settled = settle(named, pinned, matched.ids)
     report.named = len(named)
@@ -358,6 +393,38 @@ def _match_topics(
         if ids[c] is None and tid not in used:
             ids[c] = tid
             used.add(tid)
+    return _settle_ids(store, ids, old_topics, named, given, barred)
+
+
+def _carried_ids(
+    store: Store,
+    model: TopicModel,
+    carried: list[int | None],
+    named: dict[int, Named],
+    given: dict[int, str],
+    barred: set[int],
+) -> _Matched:
+    """An id for each topic of a continued fit: the id of the topic a correction holds
+    in it, else of the topic it carries on (``carried``), else a new one."""
+    ids: list[int | None] = list(model.topic_held_)
+    used = set(barred) | {t for t in ids if t is not None}
+    for c, tid in enumerate(carried):
+        if ids[c] is None and tid is not None and tid not in used:
+            ids[c] = tid
+            used.add(tid)
+    old_topics = {t.id: t for t in store.topics()}
+    return _settle_ids(store, ids, old_topics, named, given, barred)
+
+
+def _settle_ids(
+    store: Store,
+    ids: list[int | None],
+    old_topics: dict[int, Topic],
+    named: dict[int, Named],
+    given: dict[int, str],
+    barred: set[int],
+) -> _Matched:
+    """New, never used ids where ``ids`` has none, and each topic's given name."""
     high = max(
         [
             0,
@@ -378,6 +445,57 @@ def _match_topics(
     names = [given.get(i) if i in given else named[i].name if i in named else None for i in ids]
     user = [name is not None for name in names]
     return _Matched(final, user, names, sum(1 for i in ids if i is not None))
+
+
+# --- continuing the saved model ----------------------------------------------------------
+
+
+class _Begun(NamedTuple):
+    start: Start
+    ids: list[int]  # the store's id of each of the start's topics
+
+
+def _continuable(store: Store, model: TopicModel) -> Saved | None:
+    """The saved model when a re-cluster can continue it: made by this tokenizer, with
+    the k (asked, or automatic) and the anchors of ``model``."""
+    from .tokenize import tokenizer_version
+
+    found = store.topic_model()
+    saved = saved_model(store)
+    if found is None or saved is None or found[0] != tokenizer_version():
+        return None
+    old = saved.model
+    same_anchors = [(a.name, tuple(a.terms)) for a in old.anchors] == [
+        (a.name, tuple(a.terms)) for a in model.anchors
+    ]
+    if old.n_topics != model.n_topics or not same_anchors or not store.topics():
+        return None
+    return saved
+
+
+def _start(
+    store: Store, ids: Sequence[str], fitted: Sequence[str], named: dict[int, Named], *, grow: bool
+) -> _Begun:
+    """The topics in the store as a continued fit's start: each entry's topic index (-1:
+    an entry the saved model was not ``fitted`` on, placed since or in no topic), and each
+    topic's anchor, cohesion and whether the user named it."""
+    import numpy as np
+
+    topics = store.topics()
+    index = {t.id: c for c, t in enumerate(topics)}
+    assigned = store.assignments()
+    known = set(fitted)
+    labels = np.asarray(
+        [index.get(assigned.get(e, -1), -1) if e in known else -1 for e in ids], dtype=np.int64
+    )
+    start = Start(
+        labels,
+        [t.anchor for t in topics],
+        [t.id if t.id in named else None for t in topics],
+        [1.0 if t.cohesion is None else float(t.cohesion) for t in topics],
+        grow=grow,
+    )
+    return _Begun(start, [t.id for t in topics])
 
 
 # --- the saved model: a TopicModel with its topics' and entries' ids ----------------------
