@@ -339,7 +339,10 @@ def hidden_topics(store: Store) -> list[Topic]:
 
 def undo(store: Store) -> Change | None:
     """Take back the last correction still in the log; None when there is none."""
-    undone = store.undo_correction()
+    from .pipeline import saved_names
+
+    # what a topic is called again when the undo takes away a name the user gave it
+    undone = store.undo_correction(saved_names(store))
     if undone is None:
         return None
     message = f"undone: {undone.message}"

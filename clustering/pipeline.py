@@ -77,7 +77,11 @@ def cluster_store(
         if progress:
             progress(stage, fraction)
 
-    anchors = load_anchors(anchors_path)
+    # a hidden topic's anchor seeds and names no other topic
+    hidden_labels = (
+        {c.label for c in store.corrections().hidden()} if store.has_corrections() else set()
+    )
+    anchors = [a for a in load_anchors(anchors_path) if a.name not in hidden_labels]
     say(Stage.TOKENIZE, 0.0)
     ids = store.entry_ids()
     report.entries = len(ids)
@@ -94,7 +98,7 @@ def cluster_store(
         max_share=MAX_SHARE if k is None else None,
         random_state=random_state,
     )
-    saved = None if fresh else _continuable(store, model)
+    saved = None if fresh else _continuable(store, model, hidden_labels)
     # the texts only feed the bigram features, on corpora small enough for them
     wanted = saved.model.bigrams_ if saved is not None else model.needs_texts(len(ids))
     texts = [text for _, text in store.entry_texts(ids)] if wanted else None
@@ -109,7 +113,7 @@ def cluster_store(
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
     continued = None
     if saved is not None:
-        start = _start(store, ids, saved.entry_ids, named, grow=k is None)
+        start = _start(store, ids, saved.entry_ids, named, model, grow=k is None)
         continued = continue_fit(
             model,
             saved.model,
@@ -274,13 +278,17 @@ def named_topics(store: Store) -> dict[int, Named]:
     it does not change that."""
     known = _known(store)
     named = {}
+    unnamed = set()  # topics in the store whose name is the clustering's (an undo unnamed it)
     for t in store.topics():
         if t.user_named:
             was = known.get(t.id)
             same = was is not None and was.name == t.name  # renamed since: its entries now
             named[t.id] = Named(t.name, was.entries if same else store.topic_entry_ids(t.id), True)
+        else:
+            unnamed.add(t.id)
     for tid, t in known.items():
-        named.setdefault(tid, t)
+        if tid not in unnamed:  # a remembered name waits only for a topic it lost
+            named.setdefault(tid, t)
     return named
 
 
@@ -455,9 +463,10 @@ class _Begun(NamedTuple):
     ids: list[int]  # the store's id of each of the start's topics
 
 
-def _continuable(store: Store, model: TopicModel) -> Saved | None:
+def _continuable(store: Store, model: TopicModel, hidden: set[str]) -> Saved | None:
     """The saved model when a re-cluster can continue it: made by this tokenizer, with
-    the k (asked, or automatic) and the anchors of ``model``."""
+    the k (asked, or automatic) and the anchors of ``model`` (those of ``hidden`` topics
+    aside)."""
     from .tokenize import tokenizer_version
 
     found = store.topic_model()
@@ -465,7 +474,7 @@ def _continuable(store: Store, model: TopicModel) -> Saved | None:
     if found is None or saved is None or found[0] != tokenizer_version():
         return None
     old = saved.model
-    same_anchors = [(a.name, tuple(a.terms)) for a in old.anchors] == [
+    same_anchors = [(a.name, tuple(a.terms)) for a in old.anchors if a.name not in hidden] == [
         (a.name, tuple(a.terms)) for a in model.anchors
     ]
     if old.n_topics != model.n_topics or not same_anchors or not store.topics():
@@ -474,7 +483,13 @@ def _continuable(store: Store, model: TopicModel) -> Saved | None:
 
 
 def _start(
-    store: Store, ids: Sequence[str], fitted: Sequence[str], named: dict[int, Named], *, grow: bool
+    store: Store,
+    ids: Sequence[str],
+    fitted: Sequence[str],
+    named: dict[int, Named],
+    model: TopicModel,
+    *,
+    grow: bool,
 ) -> _Begun:
     """The topics in the store as a continued fit's start: each entry's topic index (-1:
     an entry the saved model was not ``fitted`` on, placed since or in no topic), and each
@@ -488,9 +503,10 @@ def _start(
     labels = np.asarray(
         [index.get(assigned.get(e, -1), -1) if e in known else -1 for e in ids], dtype=np.int64
     )
+    anchors = {a.name for a in model.anchors}
     start = Start(
         labels,
-        [t.anchor for t in topics],
+        [t.anchor if t.anchor in anchors else None for t in topics],
         [t.id if t.id in named else None for t in topics],
         [1.0 if t.cohesion is None else float(t.cohesion) for t in topics],
         grow=grow,
@@ -541,6 +557,26 @@ def saved_model(store: Store) -> Saved | None:
         return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [])
     except Exception:  # numpy raises several kinds for bytes that are not its npz
         return None
+
+
+def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
+    """Topic id -> the name and mixed mark the last re-cluster gave it, read from the
+    saved model's record alone (no model is built); empty when there is none."""
+    import numpy as np
+
+    saved = store.topic_model()
+    if saved is None:
+        return {}
+    try:
+        z = np.load(io.BytesIO(saved[1]), allow_pickle=False)
+        if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
+            return {}
+        inner = np.load(io.BytesIO(bytes(z["model"])), allow_pickle=False)
+        record = json.loads(bytes(inner["record"]).decode("utf-8"))
+        rows = zip(z["topic_ids"].tolist(), record["names"], record["mixed"], strict=True)
+        return {int(tid): (str(name), bool(mixed)) for tid, name, mixed in rows}
+    except Exception:  # numpy raises several kinds for bytes that are not its npz
+        return {}
 
 
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd

@@ -17,7 +17,7 @@ No SQL lives outside ``store/``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -295,11 +295,14 @@ class Store(DailyFacade, FeedsFacade):
 
         _corrections.apply(self, plan)
 
-    def undo_correction(self) -> _log.Undone | None:
-        """Take the last logged correction back (None: the log is empty)."""
+    def undo_correction(
+        self, fit_names: Mapping[int, tuple[str, bool]] | None = None
+    ) -> _log.Undone | None:
+        """Take the last logged correction back (None: the log is empty); after a
+        re-cluster, topics left unnamed take ``fit_names`` (id -> name, mixed)."""
         from . import correction_log as _log
 
-        return _log.undo_last(self)
+        return _log.undo_last(self, fit_names)
 
     def forget_corrections(self, topic_ids: Sequence[int]) -> None:
         """Drop the shaped-topic rows of ``topic_ids`` (unlogged: a re-cluster found them
