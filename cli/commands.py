@@ -329,6 +329,7 @@ def _progress_line(stage: str, fraction: float) -> None:
 def cmd_cluster(args: argparse.Namespace) -> int:
     from ..clustering import cluster_store
     from ..clustering.anchors import AnchorsError
+    from ..store.correction_log import CorrectionsChanged
     from ..store.importer import ensure_corpus
 
     with open_store(args) as store:
@@ -344,6 +345,9 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         except AnchorsError as exc:
             err(f"topiclens: {exc}")
             return 2
+        except CorrectionsChanged as exc:
+            err(f"topiclens: {exc}")
+            return 1
         if sys.stderr.isatty():
             sys.stderr.write("\r" + " " * 20 + "\r")
         out(

@@ -50,6 +50,9 @@ NAMED_TOPICS = "clustering.named_topics"  # the store meta key of the names the 
 _SEP = "\x1f"
 
 
+CLUSTER_ATTEMPTS = 3  # a re-cluster starts again when corrections came while it ran
+
+
 def cluster_store(
     store: Store,
     *,
@@ -64,7 +67,36 @@ def cluster_store(
 
     The re-cluster continues the saved model (:mod:`.continuing`: entries stay in their
     topics, new ones join the nearest or form new topics) when there is one made with
-    the same k and anchors that still fits the entries; ``fresh`` starts over."""
+    the same k and anchors that still fits the entries; ``fresh`` starts over.
+
+    A correction made (or undone, or restored) while it runs is never lost: the result is
+    written only if the corrections are still those it read, else it starts again with
+    them (:class:`~topiclens.store.correction_log.CorrectionsChanged` after
+    CLUSTER_ATTEMPTS tries)."""
+    from topiclens.store.correction_log import CorrectionsChanged
+
+    for attempt in range(CLUSTER_ATTEMPTS):
+        try:
+            return _cluster_once(store, k, anchors_path, random_state, progress, fresh)
+        except CorrectionsChanged:
+            if attempt == CLUSTER_ATTEMPTS - 1:
+                raise CorrectionsChanged(
+                    f"corrections were made {CLUSTER_ATTEMPTS} times while the topics were "
+                    "grouped, so they were left as they are: run topiclens cluster again"
+                ) from None
+    raise AssertionError("unreachable")
+
+
+def _cluster_once(
+    store: Store,
+    k: int | None,
+    anchors_path: Path | None,
+    random_state: int,
+    progress: Progress | None,
+    fresh: bool,
+) -> ClusterReport:
+    """One try of :func:`cluster_store`."""
+    from topiclens.store.correction_log import CorrectionsChanged
     from topiclens.store.models import Topic
 
     from .estimator import TopicModel
@@ -72,6 +104,7 @@ def cluster_store(
 
     report = ClusterReport()
     t0 = time.perf_counter()
+    corrections = store.corrections_state()  # what the fit holds; checked as it writes
 
     def say(stage: Stage, fraction: float) -> None:
         if progress:
@@ -158,7 +191,11 @@ def cluster_store(
     settled = settle(named, pinned, matched.ids)
     report.named = len(named)
     report.held, report.hidden = len(held.held), len(held.hidden)
-    report.empty_names = _forget_empty(store, held.empty)
+    if held.empty:  # its own change to the corrections is not one made meanwhile
+        if store.corrections_state() != corrections:
+            raise CorrectionsChanged("corrections were made while the topics were grouped")
+        report.empty_names = _forget_empty(store, held.empty)
+        corrections = store.corrections_state()
     report.lost_names, report.gone_names = settled.lost, settled.gone
     report.restored_names = settled.restored
     remember(store, settled.remember)  # before the topics are replaced: no name forgotten
@@ -191,8 +228,10 @@ def cluster_store(
     ]
     say(Stage.STORE, 0.95)
     # topics and the model that places new entries land in one transaction
-    saved = (tokenizer_version(), _save(model, matched.ids, ids))
-    store.replace_topics(topics, assignments, similar, model=saved, also=also)
+    saved_blob = (tokenizer_version(), _save(model, matched.ids, ids))
+    store.replace_topics(
+        topics, assignments, similar, model=saved_blob, also=also, corrections=corrections
+    )
     # entries imported while the model was fitting (another process) join the new topics
     assign_new(store, store.unassigned_ids())
     report.seconds[Stage.STORE] = time.perf_counter() - t1

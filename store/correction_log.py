@@ -56,6 +56,28 @@ def snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, A
     return {"topics": topics, "assign": assign, "corr": corr, "pins": pins, "also": sorted(also)}
 
 
+class CorrectionsChanged(RuntimeError):
+    """Corrections were made or undone since a re-cluster read them: its result would
+    undo them, so it is not written."""
+
+
+def state(conn: Any) -> str:
+    """A digest of every correction in force and of the log: it changes with every
+    correction made, undone or restored."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=16)
+    for sql in (
+        "SELECT count(*), coalesce(max(id), 0), coalesce(max(made_at), 0) FROM correction_log",
+        f"SELECT {CORRECTION_ROW} FROM topic_corrections ORDER BY topic_id",
+        "SELECT entry_id, topic_id FROM entry_pins ORDER BY entry_id",
+    ):
+        for row in conn.execute(sql):
+            digest.update(orjson.dumps(list(row)))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
 def generation(conn: Any) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (GENERATION,)).fetchone()
     return int(row[0]) if row else 0

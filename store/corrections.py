@@ -131,6 +131,13 @@ class Plan:
     drop_corrections: list[int] = field(default_factory=list)
     pins: dict[str, int] = field(default_factory=dict)
     unpin: list[str] = field(default_factory=list)
+    # topic id -> its entries as the correction read them: applied only if still so
+    expect: dict[int, list[str]] = field(default_factory=dict)
+
+
+class CorrectionConflict(ValueError):
+    """A topic a correction read changed before it was written (another reader or
+    process corrected it, or a re-cluster replaced it): nothing was written."""
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -215,6 +222,16 @@ def apply(db: Database, plan: Plan) -> None:
             check_name(c.name, "a topic name", controls=True)
     now = time.time()
     with db.write() as conn:
+        for tid, entries in plan.expect.items():
+            exists = conn.execute("SELECT 1 FROM topics WHERE id = ?", (tid,)).fetchone()
+            now_in = conn.execute(
+                "SELECT entry_id FROM topic_assignments WHERE topic_id = ?", (tid,)
+            ).fetchall()
+            if exists is None or {e for (e,) in now_in} != set(entries):
+                raise CorrectionConflict(
+                    f"topic {tid} changed while this correction was being made (corrected "
+                    "elsewhere, or grouped again); nothing was changed: look at it again"
+                )
         entry_ids = set(plan.assign) | set(plan.pins) | set(plan.unpin)
         old = select_in(
             conn,

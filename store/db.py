@@ -241,8 +241,14 @@ class Store(DailyFacade, FeedsFacade):
         *,
         model: tuple[str, bytes] | None = None,
         also: Also | None = None,
+        corrections: str | None = None,
     ) -> None:
         """Replace the whole clustering result in one transaction.
+
+        ``corrections``, when given, is :meth:`corrections_state` as the caller read it
+        before its work: when a correction was made, undone or restored since, nothing is
+        written and :class:`.correction_log.CorrectionsChanged` is raised (the result
+        would revert that correction).
 
         ``topics`` carry their final ids (the caller has matched them to the old ones);
         a topic the user renamed keeps its name unless ``Topic.user_named`` is False here.
@@ -255,7 +261,15 @@ class Store(DailyFacade, FeedsFacade):
         the entry's primary topic, a topic not in ``topics`` or an entry not in
         ``assignments`` is left out. The bulk rows skip foreign-key checks; rows of an entry
         deleted while the clustering ran are dropped in the same transaction."""
-        _topics.replace(self, topics, assignments, similar, model=model, also=also)
+        _topics.replace(
+            self, topics, assignments, similar, model=model, also=also, corrections=corrections
+        )
+
+    def corrections_state(self) -> str:
+        """A digest of the corrections in force and their log (see :meth:`replace_topics`)."""
+        from . import correction_log as _log
+
+        return self.read(_log.state)
 
     def add_assignments(
         self, assignments: Assignments, similar: Similar | None = None, *, also: Also | None = None
