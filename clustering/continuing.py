@@ -50,6 +50,7 @@ class Start:
     pinned: list[Hashable | None]  # each topic's key when the user named it
     cohesion: list[float]  # each topic's cohesion when it was stored
     grow: bool = True  # may new topics form and topics split (False: a k the user typed)
+    dissolve: Any = ()  # entries of topics hidden since (label -1): to their nearest topic
 
 
 class Continued(NamedTuple):
@@ -131,7 +132,11 @@ def continue_fit(
     clock.done(Stage.NEIGHBOURS, 0.65)
 
     labels = np.array(start.labels, dtype=np.int64, copy=True)
-    changes = Changes(old=n_old, placed=n - n_old)
+    changes = Changes(old=n_old, placed=n - n_old - len(start.dissolve))
+    if len(start.dissolve):  # a hidden topic's entries form no topic again
+        centres = np.vstack([_unit_mean(xs[labels == c]) for c in range(k0)])
+        rows = np.asarray(start.dissolve, dtype=np.int64)
+        labels[rows] = (xs[rows] @ centres.T).argmax(axis=1)
     _place_new(labels, xs, x, k0, start.grow, model.random_state, changes)
     if start.grow:
         _split_grown(labels, xs, x, start, model.random_state, changes)

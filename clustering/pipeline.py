@@ -146,7 +146,7 @@ def _cluster_once(
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
     continued = None
     if saved is not None:
-        start = _start(store, ids, saved.entry_ids, named, model, grow=k is None)
+        start = _start(store, ids, saved.entry_ids, named, model, set(held.hidden), grow=k is None)
         continued = continue_fit(
             model,
             saved.model,
@@ -527,6 +527,7 @@ def _start(
     fitted: Sequence[str],
     named: dict[int, Named],
     model: TopicModel,
+    hidden: set[int],
     *,
     grow: bool,
 ) -> _Begun:
@@ -535,13 +536,15 @@ def _start(
     topic's anchor, cohesion and whether the user named it."""
     import numpy as np
 
-    topics = store.topics()
+    every = store.topics()
+    topics = [t for t in every if t.id not in hidden]  # (hidden by a restore since)
     index = {t.id: c for c, t in enumerate(topics)}
     assigned = store.assignments()
     known = set(fitted)
     labels = np.asarray(
         [index.get(assigned.get(e, -1), -1) if e in known else -1 for e in ids], dtype=np.int64
     )
+    dissolve = [i for i, e in enumerate(ids) if assigned.get(e) in hidden]
     anchors = {a.name for a in model.anchors}
     start = Start(
         labels,
@@ -549,6 +552,7 @@ def _start(
         [t.id if t.id in named else None for t in topics],
         [1.0 if t.cohesion is None else float(t.cohesion) for t in topics],
         grow=grow,
+        dissolve=dissolve,
     )
     return _Begun(start, [t.id for t in topics])
 
