@@ -30,13 +30,14 @@ from .membership import anchor_term_sets
 from .neighbours import neighbour_graph, smooth, smooth_count
 from .partition import kmeans
 from .stages import Progress, Stage, StageClock
+from .tokenize import BIGRAM_MARK
 
 if TYPE_CHECKING:
     from .estimator import TopicModel
 
 NEW_MIN = 3  # entries a new topic (or each part of a split) needs at least
 FIT_QUANTILE = 0.1  # a new entry fits a topic as close as this share of old entries are
-VOCAB_KEEP = 0.8  # new entries' words the saved vocabulary knows, relative to old ones'
+VOCAB_KEEP = 0.6  # new entries' words the saved vocabulary knows, relative to old ones'
 GROWTH_MAX = 0.5  # more new entries than this share of the old ones: start over
 SPLIT_STARTS = 4  # KMeans starts when a topic splits in two or new entries group
 
@@ -119,7 +120,7 @@ def continue_fit(
         return None
     fitted = saved._vectorizer()
     f = features_in(feature_docs(texts, tokens, model._tokenizer(), saved.bigrams_), fitted)
-    if not _vocabulary_fits(tokens, f.counts, old):
+    if not _vocabulary_fits(tokens, f.counts, fitted.vocab, old):
         return None
     clock.done(Stage.FEATURES, 0.6)
 
@@ -166,15 +167,16 @@ def continue_fit(
     return Continued(origin, changes)
 
 
-def _vocabulary_fits(tokens: Docs, counts: Any, old: Any) -> bool:
+def _vocabulary_fits(tokens: Docs, counts: Any, vocab: Sequence[str], old: Any) -> bool:
     """Whether the new entries' words are known to the saved vocabulary about as well as
-    the old entries' are (the share of their word uses it counts)."""
+    the old entries' are (the share of their word uses it counts; bigrams left out)."""
     import numpy as np
 
     if old.all() or not isinstance(tokens, TokenCounts):
         return True
+    words = np.asarray([not t.startswith(BIGRAM_MARK) for t in vocab], dtype=bool)
     raw = np.asarray(tokens.matrix.sum(axis=1)).ravel()
-    known = np.asarray(counts.sum(axis=1)).ravel()
+    known = np.asarray(counts[:, words].sum(axis=1)).ravel()
     old_share = known[old].sum() / max(raw[old].sum(), 1)
     new_share = known[~old].sum() / max(raw[~old].sum(), 1)
     return bool(new_share >= VOCAB_KEEP * old_share)
