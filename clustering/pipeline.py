@@ -160,7 +160,8 @@ def _cluster_once(
         report.changes = (
             continued.changes.line()
             if continued is not None
-            else "started over: the saved model's words no longer fit the entries"
+            else "started over: the saved model no longer fits the entries (too many new "
+            "ones, or too many words it never saw)"
         )
     if continued is None:
         if texts is None and model.needs_texts(len(ids)):
