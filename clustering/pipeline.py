@@ -97,6 +97,7 @@ def _cluster_once(
 ) -> ClusterReport:
     """One try of :func:`cluster_store`."""
     from topiclens.store.correction_log import CorrectionsChanged
+    from topiclens.store.correction_log import state as corrections_state
     from topiclens.store.models import Topic
 
     from .estimator import TopicModel
@@ -104,7 +105,7 @@ def _cluster_once(
 
     report = ClusterReport()
     t0 = time.perf_counter()
-    corrections = store.corrections_state()  # what the fit holds; checked as it writes
+    corrections = store.read(corrections_state)  # what the fit holds; checked as it writes
 
     def say(stage: Stage, fraction: float) -> None:
         if progress:
@@ -193,10 +194,10 @@ def _cluster_once(
     report.named = len(named)
     report.held, report.hidden = len(held.held), len(held.hidden)
     if held.empty:  # its own change to the corrections is not one made meanwhile
-        if store.corrections_state() != corrections:
+        if store.read(corrections_state) != corrections:
             raise CorrectionsChanged("corrections were made while the topics were grouped")
         report.empty_names = _forget_empty(store, held.empty)
-        corrections = store.corrections_state()
+        corrections = store.read(corrections_state)
     report.lost_names, report.gone_names = settled.lost, settled.gone
     report.restored_names = settled.restored
     remember(store, settled.remember)  # before the topics are replaced: no name forgotten

@@ -14,6 +14,7 @@ from .deleting import set_trashed_pin
 from .schema import TOPIC_LIST_FILL
 from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW
 
+FitNames = Mapping[int, tuple[str, bool]]  # topic id -> the clustering's name, mixed mark
 GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
 CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
 

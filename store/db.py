@@ -17,7 +17,7 @@ No SQL lives outside ``store/``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -245,11 +245,6 @@ class Store(DailyFacade, FeedsFacade):
     ) -> None:
         """Replace the whole clustering result in one transaction.
 
-        ``corrections``, when given, is :meth:`corrections_state` as the caller read it
-        before its work: when a correction was made, undone or restored since, nothing is
-        written and :class:`.correction_log.CorrectionsChanged` is raised (the result
-        would revert that correction).
-
         ``topics`` carry their final ids (the caller has matched them to the old ones);
         a topic the user renamed keeps its name unless ``Topic.user_named`` is False here.
         ``assignments`` maps entry id to (topic id, score, terms tying it to the topic);
@@ -260,16 +255,12 @@ class Store(DailyFacade, FeedsFacade):
         centrally discuss; they replace every also row (None: none are left). A row naming
         the entry's primary topic, a topic not in ``topics`` or an entry not in
         ``assignments`` is left out. The bulk rows skip foreign-key checks; rows of an entry
-        deleted while the clustering ran are dropped in the same transaction."""
+        deleted while the clustering ran are dropped in the same transaction. Nothing is
+        written when ``corrections`` (:func:`.correction_log.state` before the work) has
+        changed since: :class:`.correction_log.CorrectionsChanged`."""
         _topics.replace(
             self, topics, assignments, similar, model=model, also=also, corrections=corrections
         )
-
-    def corrections_state(self) -> str:
-        """A digest of the corrections in force and their log (see :meth:`replace_topics`)."""
-        from . import correction_log as _log
-
-        return self.read(_log.state)
 
     def add_assignments(
         self, assignments: Assignments, similar: Similar | None = None, *, also: Also | None = None
@@ -309,11 +300,8 @@ class Store(DailyFacade, FeedsFacade):
 
         _corrections.apply(self, plan)
 
-    def undo_correction(
-        self, fit_names: Mapping[int, tuple[str, bool]] | None = None
-    ) -> _log.Undone | None:
-        """Take the last logged correction back (None: the log is empty); after a
-        re-cluster, topics left unnamed take ``fit_names`` (id -> name, mixed)."""
+    def undo_correction(self, fit_names: _log.FitNames | None = None) -> _log.Undone | None:
+        """Take the last logged correction back (None: none); see :func:`.undo_last`."""
         from . import correction_log as _log
 
         return _log.undo_last(self, fit_names)
