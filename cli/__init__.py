@@ -238,6 +238,11 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         metavar="FILE",
         help="a TOML file of topic anchors (name and seed terms) instead of the bundled one",
     )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start over instead of continuing the last topics (entries may change topic)",
+    )
 
     p = add("topics", c.cmd_topics, "list the topics (grouping the entries first if needed)")
     p.add_argument(

@@ -344,17 +344,25 @@ def _progress_line(stage: str, fraction: float) -> None:
 def cmd_cluster(args: argparse.Namespace) -> int:
     from ..clustering import cluster_store
     from ..clustering.anchors import AnchorsError
+    from ..store.correction_log import CorrectionsChanged
     from ..store.importer import ensure_corpus
 
     with open_store(args) as store:
         ensure_corpus(store)
         try:
             report = cluster_store(
-                store, k=args.k, anchors_path=args.anchors, progress=_progress_line
+                store,
+                k=args.k,
+                anchors_path=args.anchors,
+                progress=_progress_line,
+                fresh=args.fresh,
             )
         except AnchorsError as exc:
             err(f"topiclens: {exc}")
             return 2
+        except CorrectionsChanged as exc:
+            err(f"topiclens: {exc}")
+            return 1
         if sys.stderr.isatty():
             sys.stderr.write("\r" + " " * 20 + "\r")
         out(
@@ -363,6 +371,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             f"({report.tokenized} tokenized, {report.cached} from the cache; "
             f"{report.kept_ids} of them kept their id) in {report.seconds['total']:.1f} s"
         )
+        if report.changes:  # a re-cluster that continued the last topics
+            out(terminal_line(report.changes))
         for note in report.notes():  # what differs from what was asked, and why
             out(terminal_line(note))
     return 0

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from topiclens.store.corrections import Corrections, Plan, TopicCorrection
+from topiclens.store.corrections import CorrectionConflict, Corrections, Plan, TopicCorrection
 from topiclens.store.models import Topic
 from topiclens.text import fit_cells, terminal_line, terminal_text
 
@@ -81,6 +81,14 @@ def _topic(store: Store, topic_id: int) -> Topic:
             f"(topiclens topic show {topic_id})"
         )
     raise CorrectionError(f"no topic with id {topic_id}; `topiclens topics` lists them")
+
+
+def _apply(store: Store, plan: Plan) -> None:
+    """Write ``plan``; CorrectionError when a topic it read changed meanwhile."""
+    try:
+        store.apply_correction(plan)
+    except CorrectionConflict as exc:
+        raise CorrectionError(str(exc)) from None
 
 
 # --- the corrections --------------------------------------------------------------------
@@ -154,6 +162,7 @@ def merge_topics(store: Store, topic_ids: Sequence[int], name: str | None = None
             plan.assign[eid] = (target.id, 0.0, [])
     plan.pins = {e: target.id for e, t in corr.pins.items() if t in ids[1:]}
     plan.drop_topics = [t.id for t in others]
+    plan.expect = entries
     plan.drop_corrections = [c.topic_id for c in shaped if c.topic_id != target.id]
     terms = list(dict.fromkeys(term for c in shaped for term in c.terms))
     plan.corrections.append(
@@ -161,7 +170,7 @@ def merge_topics(store: Store, topic_ids: Sequence[int], name: str | None = None
             target.id, "merge", given or kept_name, final, terms, held, [], False, time.time()
         )
     )
-    store.apply_correction(plan)
+    _apply(store, plan)
     return Change(plan.message, target.id)
 
 
@@ -215,7 +224,8 @@ def split_topic(store: Store, topic_id: int, k: int = 2) -> Change:
             TopicCorrection(tid, "split", given, name, [], members, [], False, now)
         )
     plan.message = f"split {_quote(topic.name)} into {', '.join(map(_quote, names))}"
-    store.apply_correction(plan)
+    plan.expect = {topic_id: entries}
+    _apply(store, plan)
     return Change(plan.message, topic_id)
 
 
@@ -296,7 +306,8 @@ def hide_topic(store: Store, topic_id: int) -> Change:
         else f"its {len(entries)} entries went to their next-best topics"
     )
     plan.message = f"hid {_quote(topic.name)}: {moved}"
-    store.apply_correction(plan)
+    plan.expect = {topic_id: entries}
+    _apply(store, plan)
     return Change(plan.message, plan.topic_id)
 
 
@@ -339,7 +350,10 @@ def hidden_topics(store: Store) -> list[Topic]:
 
 def undo(store: Store) -> Change | None:
     """Take back the last correction still in the log; None when there is none."""
-    undone = store.undo_correction()
+    from .pipeline import saved_names
+
+    # what a topic is called again when the undo takes away a name the user gave it
+    undone = store.undo_correction(saved_names(store))
     if undone is None:
         return None
     message = f"undone: {undone.message}"

@@ -321,7 +321,6 @@ class TopicModel(ClusterMixin, BaseEstimator):
         (``topic_held_``); ``context`` adds, per key, entries that seed and choose that
         cluster without being held. The cluster most of each ``hidden`` group went to is
         dissolved into the nearest others (:func:`.holding.hold`)."""
-        import numpy as np
 
         clock = StageClock(progress)
         texts = X
@@ -333,9 +332,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
         held = {key: g for key, g in (held or {}).items() if len(g)}
         context = context or {}
         seeds = self._seeds(f, fitted.vocab, n, pinned or {}, held, context)
-        near_idx, near_sim = neighbour_graph(
-            f.vectors, self._neighbour_count(n), seeds.k, self.random_state
-        )
+        near = neighbour_graph(f.vectors, self._neighbour_count(n), seeds.k, self.random_state)
+        near_idx = near[0]
         clock.done(Stage.NEIGHBOURS, 0.65)
 
         part = self._partition(f.vectors, near_idx, seeds, held, hidden, context)
@@ -343,6 +341,27 @@ class TopicModel(ClusterMixin, BaseEstimator):
 
         own = anchor_term_sets(self.anchors, self._tokenize)
         labels, topics = self._topics(part, seeds, own, f, fitted.vocab)
+        return self._finish(topics, labels, part, own, f, fitted, texts, bigrams, near, clock)
+
+    def _finish(
+        self,
+        topics: list[FittedTopic],
+        labels: Any,
+        part: _Partition,
+        own: dict[str, set[str]],
+        f: Features,
+        fitted: Vectorizer,
+        texts: Sequence[str] | None,
+        bigrams: bool,
+        near: tuple[Any, Any],
+        clock: StageClock,
+    ) -> TopicModel:
+        """Every topic judged, named and centred from its entries (``labels``), and the
+        fitted attributes set: the fit's steps after the partition, which a fit that
+        continues a saved model (:mod:`.continuing`) shares."""
+        import numpy as np
+
+        near_idx, near_sim = near
         self._judge(topics, f.vectors, labels)
         class_weights = self._name(topics, labels, own, f, fitted.vocab, texts)
         also, bars = fit_also(f.tfidf, f.counts, fitted.vocab, [t.terms for t in topics], labels)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .anchors import load_anchors
+from .continuing import Start, continue_fit
 from .membership import TermIndex
 from .partition import MAX_SHARE
 from .report import ClusterReport
@@ -39,6 +40,7 @@ from .token_cache import (
 
 if TYPE_CHECKING:
     from topiclens.store.db import Store
+    from topiclens.store.models import Topic
 
     from .estimator import TopicModel
 
@@ -48,6 +50,9 @@ NAMED_TOPICS = "clustering.named_topics"  # the store meta key of the names the 
 _SEP = "\x1f"
 
 
+CLUSTER_ATTEMPTS = 3  # a re-cluster starts again when corrections came while it ran
+
+
 def cluster_store(
     store: Store,
     *,
@@ -55,9 +60,44 @@ def cluster_store(
     anchors_path: Path | None = None,
     random_state: int = 0,
     progress: Progress | None = None,
+    fresh: bool = False,
 ) -> ClusterReport:
     """Re-cluster every entry in the store and write topics, assignments (with score and
-    the terms tying each entry to its topic), similar entries and the fitted model."""
+    the terms tying each entry to its topic), similar entries and the fitted model.
+
+    The re-cluster continues the saved model (:mod:`.continuing`: entries stay in their
+    topics, new ones join the nearest or form new topics) when there is one made with
+    the same k and anchors that still fits the entries; ``fresh`` starts over.
+
+    A correction made (or undone, or restored) while it runs is never lost: the result is
+    written only if the corrections are still those it read, else it starts again with
+    them (:class:`~topiclens.store.correction_log.CorrectionsChanged` after
+    CLUSTER_ATTEMPTS tries)."""
+    from topiclens.store.correction_log import CorrectionsChanged
+
+    for attempt in range(CLUSTER_ATTEMPTS):
+        try:
+            return _cluster_once(store, k, anchors_path, random_state, progress, fresh)
+        except CorrectionsChanged:
+            if attempt == CLUSTER_ATTEMPTS - 1:
+                raise CorrectionsChanged(
+                    f"corrections were made {CLUSTER_ATTEMPTS} times while the topics were "
+                    "grouped, so they were left as they are: run topiclens cluster again"
+                ) from None
+    raise AssertionError("unreachable")
+
+
+def _cluster_once(
+    store: Store,
+    k: int | None,
+    anchors_path: Path | None,
+    random_state: int,
+    progress: Progress | None,
+    fresh: bool,
+) -> ClusterReport:
+    """One try of :func:`cluster_store`."""
+    from topiclens.store.correction_log import CorrectionsChanged
+    from topiclens.store.correction_log import state as corrections_state
     from topiclens.store.models import Topic
 
     from .estimator import TopicModel
@@ -65,12 +105,17 @@ def cluster_store(
 
     report = ClusterReport()
     t0 = time.perf_counter()
+    corrections = store.read(corrections_state)  # what the fit holds; checked as it writes
 
     def say(stage: Stage, fraction: float) -> None:
         if progress:
             progress(stage, fraction)
 
-    anchors = load_anchors(anchors_path)
+    # a hidden topic's anchor seeds and names no other topic
+    hidden_labels = (
+        {c.label for c in store.corrections().hidden()} if store.has_corrections() else set()
+    )
+    anchors = [a for a in load_anchors(anchors_path) if a.name not in hidden_labels]
     say(Stage.TOKENIZE, 0.0)
     ids = store.entry_ids()
     report.entries = len(ids)
@@ -87,8 +132,10 @@ def cluster_store(
         max_share=MAX_SHARE if k is None else None,
         random_state=random_state,
     )
+    saved = None if fresh else _continuable(store, model, hidden_labels)
     # the texts only feed the bigram features, on corpora small enough for them
-    texts = [text for _, text in store.entry_texts(ids)] if model.needs_texts(len(ids)) else None
+    wanted = saved.model.bigrams_ if saved is not None else model.needs_texts(len(ids))
+    texts = [text for _, text in store.entry_texts(ids)] if wanted else None
     report.seconds[Stage.TOKENIZE] = time.perf_counter() - t0
 
     # the user's corrections hold their topics; the names the user gave seed theirs
@@ -98,15 +145,37 @@ def cluster_store(
     shaped = {*held.held, *held.hidden, *held.empty}  # the corrections speak for these
     named = {t: v for t, v in every_name.items() if t not in shaped}
     pinned = {tid: [position[e] for e in t.entries if e in position] for tid, t in named.items()}
-    model.fit(
-        texts,
-        tokens=tids.counts(),
-        pinned=pinned,
-        held=held.held,
-        hidden=list(held.hidden.values()),
-        context=held.context,
-        progress=progress,
-    )
+    continued = None
+    if saved is not None:
+        start = _start(store, ids, saved.entry_ids, named, model, set(held.hidden), grow=k is None)
+        continued = continue_fit(
+            model,
+            saved.model,
+            texts,
+            tids.counts(),
+            start.start,
+            held=held.held,
+            context=held.context,
+            progress=progress,
+        )
+        report.changes = (
+            continued.changes.line()
+            if continued is not None
+            else "started over: the saved model no longer fits the entries (too many new "
+            "ones, or too many words it never saw)"
+        )
+    if continued is None:
+        if texts is None and model.needs_texts(len(ids)):
+            texts = [text for _, text in store.entry_texts(ids)]
+        model.fit(
+            texts,
+            tokens=tids.counts(),
+            pinned=pinned,
+            held=held.held,
+            hidden=list(held.hidden.values()),
+            context=held.context,
+            progress=progress,
+        )
     report.seconds.update(model.stage_seconds_)
     t1 = time.perf_counter()
     labels = model.labels_.tolist()
@@ -114,12 +183,21 @@ def cluster_store(
     for eid, c in zip(ids, labels, strict=True):
         members[c].append(eid)
     given = {tid: v.name for tid, v in every_name.items() if tid in held.held} | held.names
-    matched = _match_topics(store, members, model, named, given, set(held.hidden) | set(held.empty))
+    barred = set(held.hidden) | set(held.empty)
+    if continued is None:
+        matched = _match_topics(store, members, model, named, given, barred)
+    else:
+        carried = [None if o is None else start.ids[o] for o in continued.origin]
+        matched = _carried_ids(store, model, carried, named, given, barred)
     report.kept_ids = matched.kept
     settled = settle(named, pinned, matched.ids)
     report.named = len(named)
     report.held, report.hidden = len(held.held), len(held.hidden)
-    report.empty_names = _forget_empty(store, held.empty)
+    if held.empty:  # its own change to the corrections is not one made meanwhile
+        if store.read(corrections_state) != corrections:
+            raise CorrectionsChanged("corrections were made while the topics were grouped")
+        report.empty_names = _forget_empty(store, held.empty)
+        corrections = store.read(corrections_state)
     report.lost_names, report.gone_names = settled.lost, settled.gone
     report.restored_names = settled.restored
     remember(store, settled.remember)  # before the topics are replaced: no name forgotten
@@ -152,8 +230,10 @@ def cluster_store(
     ]
     say(Stage.STORE, 0.95)
     # topics and the model that places new entries land in one transaction
-    saved = (tokenizer_version(), _save(model, matched.ids, ids))
-    store.replace_topics(topics, assignments, similar, model=saved, also=also)
+    saved_blob = (tokenizer_version(), _save(model, matched.ids, ids))
+    store.replace_topics(
+        topics, assignments, similar, model=saved_blob, also=also, corrections=corrections
+    )
     # entries imported while the model was fitting (another process) join the new topics
     assign_new(store, store.unassigned_ids())
     report.seconds[Stage.STORE] = time.perf_counter() - t1
@@ -239,13 +319,17 @@ def named_topics(store: Store) -> dict[int, Named]:
     it does not change that."""
     known = _known(store)
     named = {}
+    unnamed = set()  # topics in the store whose name is the clustering's (an undo unnamed it)
     for t in store.topics():
         if t.user_named:
             was = known.get(t.id)
             same = was is not None and was.name == t.name  # renamed since: its entries now
             named[t.id] = Named(t.name, was.entries if same else store.topic_entry_ids(t.id), True)
+        else:
+            unnamed.add(t.id)
     for tid, t in known.items():
-        named.setdefault(tid, t)
+        if tid not in unnamed:  # a remembered name waits only for a topic it lost
+            named.setdefault(tid, t)
     return named
 
 
@@ -358,6 +442,38 @@ def _match_topics(
         if ids[c] is None and tid not in used:
             ids[c] = tid
             used.add(tid)
+    return _settle_ids(store, ids, old_topics, named, given, barred)
+
+
+def _carried_ids(
+    store: Store,
+    model: TopicModel,
+    carried: list[int | None],
+    named: dict[int, Named],
+    given: dict[int, str],
+    barred: set[int],
+) -> _Matched:
+    """An id for each topic of a continued fit: the id of the topic a correction holds
+    in it, else of the topic it carries on (``carried``), else a new one."""
+    ids: list[int | None] = list(model.topic_held_)
+    used = set(barred) | {t for t in ids if t is not None}
+    for c, tid in enumerate(carried):
+        if ids[c] is None and tid is not None and tid not in used:
+            ids[c] = tid
+            used.add(tid)
+    old_topics = {t.id: t for t in store.topics()}
+    return _settle_ids(store, ids, old_topics, named, given, barred)
+
+
+def _settle_ids(
+    store: Store,
+    ids: list[int | None],
+    old_topics: dict[int, Topic],
+    named: dict[int, Named],
+    given: dict[int, str],
+    barred: set[int],
+) -> _Matched:
+    """New, never used ids where ``ids`` has none, and each topic's given name."""
     high = max(
         [
             0,
@@ -378,6 +494,69 @@ def _match_topics(
     names = [given.get(i) if i in given else named[i].name if i in named else None for i in ids]
     user = [name is not None for name in names]
     return _Matched(final, user, names, sum(1 for i in ids if i is not None))
+
+
+# --- continuing the saved model ----------------------------------------------------------
+
+
+class _Begun(NamedTuple):
+    start: Start
+    ids: list[int]  # the store's id of each of the start's topics
+
+
+def _continuable(store: Store, model: TopicModel, hidden: set[str]) -> Saved | None:
+    """The saved model when a re-cluster can continue it: made by this tokenizer, with
+    the k (asked, or automatic) and the anchors of ``model`` (those of ``hidden`` topics
+    aside)."""
+    from .tokenize import tokenizer_version
+
+    found = store.topic_model()
+    saved = saved_model(store)
+    if found is None or saved is None or found[0] != tokenizer_version():
+        return None
+    old = saved.model
+    same_anchors = [(a.name, tuple(a.terms)) for a in old.anchors if a.name not in hidden] == [
+        (a.name, tuple(a.terms)) for a in model.anchors
+    ]
+    if old.n_topics != model.n_topics or not same_anchors or not store.topics():
+        return None
+    return saved
+
+
+def _start(
+    store: Store,
+    ids: Sequence[str],
+    fitted: Sequence[str],
+    named: dict[int, Named],
+    model: TopicModel,
+    hidden: set[int],
+    *,
+    grow: bool,
+) -> _Begun:
+    """The topics in the store as a continued fit's start: each entry's topic index (-1:
+    an entry the saved model was not ``fitted`` on, placed since or in no topic), and each
+    topic's anchor, cohesion and whether the user named it."""
+    import numpy as np
+
+    every = store.topics()
+    topics = [t for t in every if t.id not in hidden]  # (hidden by a restore since)
+    index = {t.id: c for c, t in enumerate(topics)}
+    assigned = store.assignments()
+    known = set(fitted)
+    labels = np.asarray(
+        [index.get(assigned.get(e, -1), -1) if e in known else -1 for e in ids], dtype=np.int64
+    )
+    dissolve = [i for i, e in enumerate(ids) if assigned.get(e) in hidden]
+    anchors = {a.name for a in model.anchors}
+    start = Start(
+        labels,
+        [t.anchor if t.anchor in anchors else None for t in topics],
+        [t.id if t.id in named else None for t in topics],
+        [1.0 if t.cohesion is None else float(t.cohesion) for t in topics],
+        grow=grow,
+        dissolve=dissolve,
+    )
+    return _Begun(start, [t.id for t in topics])
 
 
 # --- the saved model: a TopicModel with its topics' and entries' ids ----------------------
@@ -423,6 +602,26 @@ def saved_model(store: Store) -> Saved | None:
         return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [])
     except Exception:  # numpy raises several kinds for bytes that are not its npz
         return None
+
+
+def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
+    """Topic id -> the name and mixed mark the last re-cluster gave it, read from the
+    saved model's record alone (no model is built); empty when there is none."""
+    import numpy as np
+
+    saved = store.topic_model()
+    if saved is None:
+        return {}
+    try:
+        z = np.load(io.BytesIO(saved[1]), allow_pickle=False)
+        if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
+            return {}
+        inner = np.load(io.BytesIO(bytes(z["model"])), allow_pickle=False)
+        record = json.loads(bytes(inner["record"]).decode("utf-8"))
+        rows = zip(z["topic_ids"].tolist(), record["names"], record["mixed"], strict=True)
+        return {int(tid): (str(name), bool(mixed)) for tid, name, mixed in rows}
+    except Exception:  # numpy raises several kinds for bytes that are not its npz
+        return {}
 
 
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd

@@ -27,6 +27,7 @@ class ClusterReport:
     held: int = 0  # topics the user's corrections hold (merged, split, from terms, pinned)
     hidden: int = 0  # topics the user hid, kept hidden
     empty_names: list[str] = field(default_factory=list)  # shaped topics with no entry left
+    changes: str | None = None  # what a re-cluster continuing the saved model changed
 
     def notes(self) -> list[str]:
         """One plain-text line for each thing the user did not get as asked (or got back)."""

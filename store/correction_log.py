@@ -4,15 +4,17 @@ corrections share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import orjson
 
 from .connection import Database
+from .deleting import set_trashed_pin
 from .schema import TOPIC_LIST_FILL
 from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW
 
+FitNames = Mapping[int, tuple[str, bool]]  # topic id -> the clustering's name, mixed mark
 GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
 CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
 
@@ -55,6 +57,28 @@ def snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, A
     return {"topics": topics, "assign": assign, "corr": corr, "pins": pins, "also": sorted(also)}
 
 
+class CorrectionsChanged(RuntimeError):
+    """Corrections were made or undone since a re-cluster read them: its result would
+    undo them, so it is not written."""
+
+
+def state(conn: Any) -> str:
+    """A digest of every correction in force and of the log: it changes with every
+    correction made, undone or restored."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=16)
+    for sql in (
+        "SELECT count(*), coalesce(max(id), 0), coalesce(max(made_at), 0) FROM correction_log",
+        f"SELECT {CORRECTION_ROW} FROM topic_corrections ORDER BY topic_id",
+        "SELECT entry_id, topic_id FROM entry_pins ORDER BY entry_id",
+    ):
+        for row in conn.execute(sql):
+            digest.update(orjson.dumps(list(row)))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
 def generation(conn: Any) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (GENERATION,)).fetchone()
     return int(row[0]) if row else 0
@@ -87,8 +111,12 @@ class Undone(NamedTuple):
     topics_restored: bool  # False: a re-cluster came since; the topics follow at the next
 
 
-def undo_last(db: Database) -> Undone | None:
-    """Take the last correction back, in one transaction; None when the log is empty."""
+def undo_last(
+    db: Database, fit_names: Mapping[int, tuple[str, bool]] | None = None
+) -> Undone | None:
+    """Take the last correction back, in one transaction; None when the log is empty.
+    After a re-cluster, a topic left without a name the user gave takes its name and
+    mixed mark from ``fit_names`` (topic id -> the clustering's name and mark)."""
     with db.write() as conn:
         row = conn.execute(
             "SELECT id, message, topic_id, generation, before FROM correction_log "
@@ -112,22 +140,38 @@ def undo_last(db: Database) -> Undone | None:
         }
         for eid, value in before["pins"].items():
             conn.execute("DELETE FROM entry_pins WHERE entry_id = ?", (eid,))
-            if value is not None and eid in known:
+            if eid not in known:  # deleted since: it comes back with the pin it had
+                set_trashed_pin(conn, eid, value)
+            elif value is not None:
                 conn.execute(
                     "INSERT INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
                     (eid, *value),
                 )
         if same:
             _restore_topics(conn, before)
-        else:  # the names the topics had, on those still there; a name it gave, gone
-            conn.executemany(
-                "UPDATE topics SET name = ?, user_named = ? WHERE id = ?",
-                [(v[1], v[2], v[0]) for v in before["topics"].values() if v is not None],
-            )
-            made = [(int(t),) for t, v in before["topics"].items() if v is None]
-            conn.executemany("UPDATE topics SET user_named = 0 WHERE id = ?", made)
+        else:  # the topics are the re-cluster's: only the names the user gave come back
+            _rename_after_recluster(conn, before["topics"], fit_names or {})
         conn.execute("DELETE FROM correction_log WHERE id = ?", (log_id,))
     return Undone(message, topic_id, same)
+
+
+def _rename_after_recluster(
+    conn: Any, before: dict[str, Any], fit_names: Mapping[int, tuple[str, bool]]
+) -> None:
+    """Each topic of a snapshot still in the store: the name the user had given it, else
+    the clustering's name and mixed mark (a name the undone correction gave goes)."""
+    for key, value in before.items():
+        tid = int(key)
+        if value is not None and value[2]:
+            conn.execute("UPDATE topics SET name = ?, user_named = 1 WHERE id = ?", (value[1], tid))
+        elif tid in fit_names:
+            name, mixed = fit_names[tid]
+            conn.execute(
+                "UPDATE topics SET name = ?, mixed = ?, user_named = 0 WHERE id = ?",
+                (name, int(mixed), tid),
+            )
+        else:
+            conn.execute("UPDATE topics SET user_named = 0 WHERE id = ?", (tid,))
 
 
 def _restore_topics(conn: Any, before: dict[str, Any]) -> None:

@@ -76,44 +76,35 @@ class TopicCorrection(NamedTuple):
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> TopicCorrection:
-        """The correction :meth:`to_json` wrote; ValueError when ``value`` is not one."""
-        try:
-            origin = str(value["origin"])
-            if origin not in ORIGINS:
-                raise ValueError(f"unknown origin {origin!r}")
-            name = value.get("name")
-            label = str(value.get("label", ""))
-            return cls(
-                int(value["topic_id"]),
-                origin,
-                None if name is None else check_name(str(name), "a topic name", controls=True),
-                check_name(label, "a topic's label", controls=True) if label else "",
-                [str(t) for t in value.get("terms", [])],
-                [str(e) for e in value.get("entries", [])],
-                [(str(w), float(v)) for w, v in value.get("keywords", [])],
-                bool(value.get("hidden", False)),
-                float(value.get("made_at", 0.0)),
-            )
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"not a topic correction ({exc})") from exc
+        """The correction :meth:`to_json` wrote; ValueError, naming the field, when
+        ``value`` is not one (:mod:`.correction_json`)."""
+        from .correction_json import correction
+
+        return correction(value, 1)
 
 
 class Corrections(NamedTuple):
-    """Every correction in force: the shaped topics (by id) and the pinned entries."""
+    """Every correction in force: the shaped topics (by id), the pinned entries and the
+    names the user gave topics (by id: the name and the topic's entries)."""
 
     topics: dict[int, TopicCorrection]
     pins: dict[str, int]  # entry id -> the topic it stays in
+    names: dict[int, tuple[str, list[str]]] = {}  # noqa: RUF012 (never changed in place)
 
     def hidden(self) -> list[TopicCorrection]:
         return [c for c in self.topics.values() if c.hidden]
 
     def is_empty(self) -> bool:
-        return not self.topics and not self.pins
+        return not self.topics and not self.pins and not self.names
 
     def to_json(self) -> dict[str, Any]:
         return {
             "topics": [c.to_json() for c in self.topics.values()],
             "pins": [{"entry_id": e, "topic_id": t} for e, t in self.pins.items()],
+            "names": [
+                {"topic_id": t, "name": name, "entries": entries}
+                for t, (name, entries) in self.names.items()
+            ],
         }
 
 
@@ -131,6 +122,13 @@ class Plan:
     drop_corrections: list[int] = field(default_factory=list)
     pins: dict[str, int] = field(default_factory=dict)
     unpin: list[str] = field(default_factory=list)
+    # topic id -> its entries as the correction read them: applied only if still so
+    expect: dict[int, list[str]] = field(default_factory=dict)
+
+
+class CorrectionConflict(ValueError):
+    """A topic a correction read changed before it was written (another reader or
+    process corrected it, or a re-cluster replaced it): nothing was written."""
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -156,7 +154,13 @@ def in_force(db: Database) -> Corrections:
     """Every correction in force (shaped topics in the order they were made)."""
     rows = db.query(f"SELECT {CORRECTION_ROW} FROM topic_corrections ORDER BY made_at, topic_id")
     pins = db.query("SELECT entry_id, topic_id FROM entry_pins ORDER BY pinned_at, entry_id")
-    return Corrections({r[0]: _correction(r) for r in rows}, dict(pins))
+    names: dict[int, tuple[str, list[str]]] = {}
+    for tid, name, eid in db.query(
+        "SELECT t.id, t.name, a.entry_id FROM topics t LEFT JOIN topic_assignments a "
+        "ON a.topic_id = t.id WHERE t.user_named ORDER BY t.id, a.entry_id"
+    ):
+        names.setdefault(tid, (name, []))[1].extend([eid] if eid else [])
+    return Corrections({r[0]: _correction(r) for r in rows}, dict(pins), names)
 
 
 def has_any(db: Database) -> bool:
@@ -215,6 +219,16 @@ def apply(db: Database, plan: Plan) -> None:
             check_name(c.name, "a topic name", controls=True)
     now = time.time()
     with db.write() as conn:
+        for tid, entries in plan.expect.items():
+            exists = conn.execute("SELECT 1 FROM topics WHERE id = ?", (tid,)).fetchone()
+            now_in = conn.execute(
+                "SELECT entry_id FROM topic_assignments WHERE topic_id = ?", (tid,)
+            ).fetchall()
+            if exists is None or {e for (e,) in now_in} != set(entries):
+                raise CorrectionConflict(
+                    f"topic {tid} changed while this correction was being made (corrected "
+                    "elsewhere, or grouped again); nothing was changed: look at it again"
+                )
         entry_ids = set(plan.assign) | set(plan.pins) | set(plan.unpin)
         old = select_in(
             conn,
@@ -283,21 +297,39 @@ def forget(db: Database, topic_ids: Sequence[int]) -> None:
         )
 
 
+NAMED_TOPICS = "clustering.named_topics"  # the clustering's record of names given
+
+
 def put(db: Database, corr: Corrections) -> int:
-    """Write ``corr``'s rows (a restore: none logged); a pin of an entry not in the store
-    is left out. Returns the rows written."""
+    """Write ``corr``'s rows (a restore) and return how many changed: a row already as
+    given is not counted, so a second restore of one backup writes nothing. A pin of an
+    entry not in the store is left out; a name goes on its topic, or (the topic gone)
+    into the clustering's record of names, which brings it back by its entries. The log
+    of corrections is emptied when anything changed: undo never takes back a restore."""
+    changed = 0
     with db.write() as conn:
         for c in corr.topics.values():
-            _write_correction(conn, c)
+            now = conn.execute(
+                f"SELECT {CORRECTION_ROW} FROM topic_corrections WHERE topic_id = ?", (c.topic_id,)
+            ).fetchone()
+            if now is None or _correction(now) != c:
+                _write_correction(conn, c)
+                changed += 1
         known = {
             e for (e,) in select_in(conn, "SELECT id FROM entries WHERE id IN ({})", corr.pins)
         }
-        pins = [(e, t, time.time()) for e, t in corr.pins.items() if e in known]
+        had = dict(
+            select_in(
+                conn, "SELECT entry_id, topic_id FROM entry_pins WHERE entry_id IN ({})", corr.pins
+            )
+        )
+        pins = [(e, t, time.time()) for e, t in corr.pins.items() if e in known and had.get(e) != t]
         conn.executemany(
             "INSERT OR REPLACE INTO entry_pins(entry_id, topic_id, pinned_at) VALUES (?, ?, ?)",
             pins,
         )
-        ids = [*corr.topics, *corr.pins.values()]
+        changed += len(pins) + _put_names(conn, corr.names)
+        ids = [*corr.topics, *corr.pins.values(), *corr.names]
         if ids:  # the restored ids are never given to another topic
             conn.execute(
                 "INSERT INTO meta(key, value) VALUES ('clustering.max_topic_id', ?) "
@@ -305,24 +337,44 @@ def put(db: Database, corr: Corrections) -> int:
                 "max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
                 (str(max(ids)),),
             )
-    return len(corr.topics) + len(pins)
+        if changed:
+            conn.execute("DELETE FROM correction_log")
+    return changed
+
+
+def _put_names(conn: Any, names: dict[int, tuple[str, list[str]]]) -> int:
+    """Each name on its topic, or in the record of names when the topic is gone; how
+    many changed."""
+    changed = 0
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (NAMED_TOPICS,)).fetchone()
+    try:
+        record = orjson.loads(row[0]) if row else {}
+    except orjson.JSONDecodeError:
+        record = {}
+    for tid, (name, entries) in names.items():
+        now = conn.execute("SELECT name, user_named FROM topics WHERE id = ?", (tid,)).fetchone()
+        if now is not None:
+            if tuple(now) != (name, 1):
+                conn.execute("UPDATE topics SET name = ?, user_named = 1 WHERE id = ?", (name, tid))
+                changed += 1
+        elif record.get(str(tid)) != {"name": name, "entries": entries}:
+            record[str(tid)] = {"name": name, "entries": entries}
+            changed += 1
+    if changed:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (NAMED_TOPICS, orjson.dumps(record, option=orjson.OPT_SORT_KEYS).decode()),
+        )
+    return changed
 
 
 def from_json(value: Any) -> Corrections:
-    """The corrections :meth:`Corrections.to_json` wrote; ValueError when ``value`` is
-    not that."""
-    if not isinstance(value, dict):
-        raise ValueError("'corrections' must be an object")
-    topics = value.get("topics", [])
-    pins = value.get("pins", [])
-    if not isinstance(topics, list) or not isinstance(pins, list):
-        raise ValueError("'corrections' needs lists of 'topics' and 'pins'")
-    shaped = [TopicCorrection.from_json(t) for t in topics]
-    try:
-        pinned = {str(p["entry_id"]): int(p["topic_id"]) for p in pins}
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"a pin is not an entry_id and a topic_id ({exc})") from exc
-    return Corrections({c.topic_id: c for c in shaped}, pinned)
+    """The corrections :meth:`Corrections.to_json` wrote; ValueError, naming the field,
+    when ``value`` is not that (:mod:`.correction_json`)."""
+    from .correction_json import corrections
+
+    return corrections(value)
 
 
 def restore(db: Database, data: bytes, display: str) -> tuple[int, Problem | None]:

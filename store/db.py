@@ -247,6 +247,7 @@ class Store(DailyFacade, FeedsFacade):
         *,
         model: tuple[str, bytes] | None = None,
         also: Also | None = None,
+        corrections: str | None = None,
     ) -> None:
         """Replace the whole clustering result in one transaction.
 
@@ -260,8 +261,12 @@ class Store(DailyFacade, FeedsFacade):
         centrally discuss; they replace every also row (None: none are left). A row naming
         the entry's primary topic, a topic not in ``topics`` or an entry not in
         ``assignments`` is left out. The bulk rows skip foreign-key checks; rows of an entry
-        deleted while the clustering ran are dropped in the same transaction."""
-        _topics.replace(self, topics, assignments, similar, model=model, also=also)
+        deleted while the clustering ran are dropped in the same transaction. Nothing is
+        written when ``corrections`` (:func:`.correction_log.state` before the work) has
+        changed since: :class:`.correction_log.CorrectionsChanged`."""
+        _topics.replace(
+            self, topics, assignments, similar, model=model, also=also, corrections=corrections
+        )
 
     def add_assignments(
         self, assignments: Assignments, similar: Similar | None = None, *, also: Also | None = None
@@ -301,11 +306,11 @@ class Store(DailyFacade, FeedsFacade):
 
         _corrections.apply(self, plan)
 
-    def undo_correction(self) -> _log.Undone | None:
-        """Take the last logged correction back (None: the log is empty)."""
+    def undo_correction(self, fit_names: _log.FitNames | None = None) -> _log.Undone | None:
+        """Take the last logged correction back (None: none); see :func:`.undo_last`."""
         from . import correction_log as _log
 
-        return _log.undo_last(self)
+        return _log.undo_last(self, fit_names)
 
     def forget_corrections(self, topic_ids: Sequence[int]) -> None:
         """Drop the shaped-topic rows of ``topic_ids`` (unlogged: a re-cluster found them

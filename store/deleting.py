@@ -147,6 +147,13 @@ def _restore(conn: sqlite3.Connection, deleted: DeletedEntry) -> list[str]:
     """:func:`restore` inside the caller's write transaction; the entry leaves the trash."""
     entry_id = deleted.entry_id
     left_out: list[str] = []
+    # the trash's copy is the one kept up to date (an undone pin is taken out of it)
+    row = conn.execute(
+        "SELECT id, entry_id, title, rows FROM trash WHERE entry_id = ? ORDER BY id DESC LIMIT 1",
+        (entry_id,),
+    ).fetchone()
+    if row is not None:
+        deleted = _from_row(row)
     conn.execute("DELETE FROM trash WHERE entry_id = ?", (entry_id,))
     topics = {tid for (tid,) in conn.execute("SELECT id FROM topics")}
     columns, row = deleted.entry.columns, deleted.entry.rows[0]
@@ -175,6 +182,28 @@ def _restore(conn: sqlite3.Connection, deleted: DeletedEntry) -> list[str]:
         conn.execute(TOPIC_LIST_FILL + " WHERE a.entry_id = ?", (entry_id,))
         _resize(conn, topic_id)
     return left_out
+
+
+def set_trashed_pin(conn: sqlite3.Connection, entry_id: str, pin: Sequence[Any] | None) -> None:
+    """Make the pin a deleted entry comes back with ``pin`` ((topic id, pinned at); None:
+    no pin): an undone correction's pin stays undone when the entry is brought back."""
+    row = conn.execute(
+        "SELECT id, entry_id, title, rows FROM trash WHERE entry_id = ? ORDER BY id DESC LIMIT 1",
+        (entry_id,),
+    ).fetchone()
+    if row is None:
+        return
+    deleted = _from_row(row)
+    parts = []
+    for part in deleted.dependents:
+        if part.table == "entry_pins":
+            values = {"entry_id": entry_id, "topic_id": None, "pinned_at": None}
+            if pin is not None:
+                values["topic_id"], values["pinned_at"] = pin
+            rows = () if pin is None else (tuple(values.get(c) for c in part.columns),)
+            part = TableRows(part.table, part.columns, rows)
+        parts.append(part)
+    conn.execute("UPDATE trash SET rows = ? WHERE id = ?", (_to_json(deleted.entry, parts), row[0]))
 
 
 def _insert(conn: sqlite3.Connection, part: TableRows) -> None:

@@ -308,8 +308,9 @@ def build(store: Store, fmt: str, *, topic_id: int | None = None) -> ExportDocum
         entries = {e.id: e for e in store.entries([n.entry_id for n in loose])}
         notes = [(entries[n.entry_id], n) for n in loose if n.entry_id in entries]
     corrections = None
-    if topic_id is None and store.has_corrections():
-        corrections = store.corrections().to_json()
+    if topic_id is None:
+        in_force = store.corrections()
+        corrections = None if in_force.is_empty() else in_force.to_json()
     views = views_json(store) if topic_id is None else {}
     entries = [i.entry for g in groups for i in g.items] + [e for e, _ in notes]
     contents = store.entry_contents([e.id for e in entries])

@@ -164,11 +164,16 @@ def replace(
     *,
     model: tuple[str, bytes] | None = None,
     also: Also | None = None,
+    corrections: str | None = None,
 ) -> None:
     """Replace the whole clustering result in one transaction (see
     :meth:`topiclens.store.Store.replace_topics`)."""
+    from .correction_log import CorrectionsChanged, state
+
     now = time.time()
     with db.write(check_references=False) as conn:
+        if corrections is not None and state(conn) != corrections:
+            raise CorrectionsChanged("corrections were made while the topics were grouped")
         if near is None:  # keep each entry's similar entries as they are
             near = {
                 eid: orjson.loads(blob)

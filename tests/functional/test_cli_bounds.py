@@ -69,7 +69,7 @@ def test_a_restore_refuses_a_huge_topic_name(cli: Cli, reader_store: Path, tmp_p
     doc["corrections"]["topics"][0]["name"] = "n" * 10_000_000
     backup.write_bytes(orjson.dumps(doc))
     status, _out, err = cli("import", str(backup))
-    assert status == 1 and "corrections: a topic name is at most 200 characters" in err
+    assert status == 1 and "'name': a topic name is at most 200 characters" in err
     assert "none were restored" in err
 
 

@@ -279,7 +279,9 @@ def test_corrections_come_back_from_a_json_export(store: Store, tmp_path: Path):
         assert C.corrections(fresh).is_empty()
         report = restore_data(fresh, data, "backup.json")
         assert report.problems == []
-        assert report.corrections_restored == len(before.topics) + len(before.pins)
+        assert report.corrections_restored == (
+            len(before.topics) + len(before.pins) + len(before.names)
+        )
         after = C.corrections(fresh)
         assert after.pins == before.pins
         assert {t: c._replace(made_at=0) for t, c in after.topics.items()} == {
@@ -295,7 +297,8 @@ def test_a_restore_refuses_corrections_it_cannot_read(store: Store):
     report = restore_data(store, orjson.dumps(data), "bad.json")
     assert report.corrections_restored == 0 and C.corrections(store).is_empty()
     assert [str(p) for p in report.problems] == [
-        "bad.json: corrections: unknown origin 'bogus'; none were restored"
+        "bad.json: corrections: topic correction 1 (topic 1): unknown origin 'bogus' (one of "
+        "merge, split, terms, hide, pin); none were restored"
     ]
 
 

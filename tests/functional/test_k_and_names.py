@@ -177,8 +177,8 @@ def test_three_names_over_k_1_2_3_8_and_automatic(home: Path, tmp_path: Path):
         given = _name(store, 3)
     fresh = tmp_path / "fresh"
     shutil.copytree(home, fresh)
-    with Store.open_dir(fresh) as store:  # the same names, re-clustered once
-        cluster_store(store)
+    with Store.open_dir(fresh) as store:  # the same names, re-clustered once from scratch
+        cluster_store(store, fresh=True)
         once = store.assignments()
     with Store.open_dir(home) as store:
         # a topic carries one name: k = 1 keeps one, k = 2 one or two (whether two named

@@ -1,0 +1,85 @@
+"""clustering/continuing.py: a fit that continues a saved model keeps its entries in their
+topics, puts new entries that fit into the nearest topic, and makes a new topic of new
+entries that agree among themselves and fit none. Groups are found by their members."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from topiclens.clustering.continuing import Start, continue_fit
+from topiclens.clustering.estimator import TopicModel
+
+SUBJECTS = {
+    "gpu": "gpu kernel cuda warp register shared memory tensor core occupancy",
+    "db": "database index query planner btree join transaction isolation vacuum",
+    "bird": "bird migration feather nest song flock wetland plumage",
+}
+
+
+def texts(subject: str, n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    words = SUBJECTS[subject].split()
+    return [" ".join(rng.sample(words, 5)) for _ in range(n)]
+
+
+def fitted(old: list[str]) -> TopicModel:
+    return TopicModel(
+        2, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False
+    ).fit(old)
+
+
+def start_of(model: TopicModel, n_new: int) -> Start:
+    k = model.n_topics_
+    labels = np.concatenate([model.labels_, np.full(n_new, -1)])
+    return Start(labels, [None] * k, [None] * k, list(model.cohesion_))
+
+
+def members(labels: np.ndarray, rows: range) -> set[int]:
+    return {int(labels[i]) for i in rows}
+
+
+def test_new_entries_that_fit_join_and_old_ones_stay():
+    old = texts("gpu", 30, 0) + texts("db", 30, 1)
+    saved = fitted(old)
+    new = texts("gpu", 3, 2)
+    model = TopicModel(2, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False)
+    done = continue_fit(
+        model, saved, old + new, None, start_of(saved, len(new)), held={}, context={}
+    )
+    assert done is not None
+    labels = model.labels_
+    # every old entry is where the saved fit put it (as a topic, whatever its number)
+    for c in range(saved.n_topics_):
+        rows = np.flatnonzero(saved.labels_ == c)
+        assert len({int(labels[i]) for i in rows}) == 1
+    gpu_topic = members(labels, range(30))
+    assert members(labels, range(60, 63)) == gpu_topic
+    assert done.changes.moved == 0 and done.changes.new_topics == 0
+
+
+def test_new_entries_of_a_new_subject_form_a_topic():
+    # two old texts use the new subject's words, so the saved vocabulary knows them
+    old = texts("gpu", 30, 0) + texts("db", 30, 1) + texts("bird", 2, 3)
+    saved = fitted(old)
+    new = texts("bird", 12, 4)
+    model = TopicModel(2, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False)
+    done = continue_fit(
+        model, saved, old + new, None, start_of(saved, len(new)), held={}, context={}
+    )
+    assert done is not None and done.changes.new_topics == 1
+    labels = model.labels_
+    birds = members(labels, range(62, 74))
+    assert len(birds) == 1
+    assert not birds & (members(labels, range(30)) | members(labels, range(30, 60)))
+    assert done.origin[birds.pop()] is None  # a topic made now, with an id of its own
+    assert "1 new topic" in done.changes.line()
+
+
+def test_too_many_new_entries_start_over():
+    old = texts("gpu", 20, 0) + texts("db", 20, 1)
+    saved = fitted(old)
+    new = texts("gpu", 25, 2)
+    model = TopicModel(2, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False)
+    start = start_of(saved, len(new))
+    assert continue_fit(model, saved, old + new, None, start, held={}, context={}) is None
