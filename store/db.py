@@ -261,9 +261,8 @@ class Store(DailyFacade, FeedsFacade):
         centrally discuss; they replace every also row (None: none are left). A row naming
         the entry's primary topic, a topic not in ``topics`` or an entry not in
         ``assignments`` is left out. The bulk rows skip foreign-key checks; rows of an entry
-        deleted while the clustering ran are dropped in the same transaction. Nothing is
-        written when ``corrections`` (:func:`.correction_log.state` before the work) has
-        changed since: :class:`.correction_log.CorrectionsChanged`."""
+        deleted while the clustering ran are dropped in the same transaction. Nothing is written
+        if the corrections changed since ``corrections`` was read (``CorrectionsChanged``)."""
         _topics.replace(
             self, topics, assignments, similar, model=model, also=also, corrections=corrections
         )
