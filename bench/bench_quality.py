@@ -46,10 +46,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # shared/ beside the repository, or beside the folder of its worktrees
-SHARED = next(
-    (p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
-    ROOT.parent / "shared",
-) / "corpora"
+SHARED = (
+    next(
+        (p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()),
+        ROOT.parent / "shared",
+    )
+    / "corpora"
+)
 
 
 def product_labels(

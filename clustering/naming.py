@@ -183,7 +183,8 @@ def distinct_terms(
 def surface_forms(texts: Sequence[str] | None, tokens: Collection[str]) -> dict[str, str]:
     """For each lower-case Latin token (``vllm``), the form the ``texts`` write it in most
     often when that form has capitals (``vLLM``), capitals winning a tie; one regex pass
-    over the texts."""
+    over the texts. A plural counts for its token, as the tokenizer made it singular: a
+    text writing "models" fifty times and "MODEL" once writes ``model`` in lower case."""
     import re
     from collections import Counter
 
@@ -193,7 +194,7 @@ def surface_forms(texts: Sequence[str] | None, tokens: Collection[str]) -> dict[
     pattern = re.compile(
         r"(?<![A-Za-z0-9])("
         + "|".join(re.escape(t) for t in reversed(latin))
-        + r")(?![A-Za-z0-9])",
+        + r")s?(?![A-Za-z0-9])",
         re.IGNORECASE,
     )
     seen: Counter[str] = Counter()
@@ -214,11 +215,15 @@ def surface_forms(texts: Sequence[str] | None, tokens: Collection[str]) -> dict[
 
 
 def topic_name(words: Sequence[str]) -> str:
-    """A short name from a topic's distinctive terms: the first two, "A & B", each
-    capitalised unless it has capitals of its own ("vLLM" stays)."""
+    """A short name from a topic's distinctive terms: the first two, "A & B", each as
+    the texts write it ("vLLM", "CPU", "cache"); only the name's first letter is made a
+    capital, where the first term is all lower case ("Cache & CPU")."""
     if not words:
         return "Miscellaneous"
-    return " & ".join(w[:1].upper() + w[1:] if w.islower() else w for w in words[:2])
+    first = words[0]
+    if first.islower():
+        first = first[:1].upper() + first[1:]
+    return " & ".join([first, *words[1:2]])
 
 
 def unique_names(names: list[str]) -> list[str]:
