@@ -514,7 +514,16 @@ class TopicModel(ClusterMixin, BaseEstimator):
         named = earned_names(anchors, mixed, labels, terms, own, f, vocab)
         in_names = set().union(*(terms[a] for a in named if a))
         naming = name_topics(
-            f.counts, labels, len(topics), vocab, self._vocabulary(), named, mixed, in_names, texts
+            f.counts,
+            labels,
+            len(topics),
+            vocab,
+            self._vocabulary(),
+            named,
+            mixed,
+            in_names,
+            texts,
+            reserved=list(terms),
         )
         for c, topic in enumerate(topics):
             topic.name = naming.names[c]

@@ -41,12 +41,14 @@ def name_topics(
     mixed: Sequence[bool] | None = None,
     anchor_tokens: Collection[str] = (),
     texts: Sequence[str] | None = None,
+    reserved: Collection[str] = (),
 ) -> Naming:
     """Name the ``k`` clusters of ``labels``: a cluster an anchor names takes the
     anchor's name (``anchor_names[c]``); a ``mixed`` one reads "Mixed: a, b, c" from its
     keywords; the others are named by their first two nameable keywords ("A & B"),
     never one of the ``anchor_tokens`` (terms of the anchors that name topics) nor a term
-    a larger topic's name already uses. Given the ``texts``, a Latin term is shown as
+    a larger topic's name already uses, nor reading as one of the ``reserved`` (anchor)
+    names. Given the ``texts``, a Latin term is shown as
     they write it most often ("vLLM", "TensorRT", "CPU"), not as its folded token."""
     import numpy as np
 
@@ -88,6 +90,10 @@ def name_topics(
             names[c] = "Mixed: " + ", ".join(shown[:3] or ["no terms"])
         else:
             names[c] = topic_name(words)
+            # an anchor's name is the anchor's to give: read as one, it would claim that
+            # the topic earned it
+            if names[c].casefold() in {r.casefold() for r in reserved} and len(words) > 2:
+                names[c] = topic_name([words[0], words[2]])
         taken.extend(words[:2])
     return Naming(unique_names(names), keywords, weights, ctf)
 
