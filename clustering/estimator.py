@@ -52,10 +52,8 @@ from .holding import Groups, held_seeds, hold
 from .membership import ALSO_MIN_CENTRALITY, also_topics, anchor_term_sets, fit_also
 from .naming import entry_terms, name_topics
 from .neighbours import (
-    CRISP_SILHOUETTE,
     SPECTRAL_MAX,
     SPECTRAL_MIN,
-    SPECTRAL_NEIGHBOURS,
     nearest_in,
     neighbour_graph,
     silhouette,
@@ -63,6 +61,7 @@ from .neighbours import (
     smooth,
     smooth_count,
     spectral_embedding,
+    spectral_neighbours,
 )
 from .partition import (
     MAX_SHARE,
@@ -150,9 +149,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
     lsa_dims : int, None (no LSA) or "auto"
         200 up to 5,000 entries, 100 above.
     spectral : bool or "auto"
-        KMeans on a spectral embedding (auto: 500-5,000 entries, unless the LSA space
-        already separates the spectral topics: a silhouette of CRISP_SILHOUETTE or more,
-        ``silhouette_``, then KMeans on the LSA vectors, unsmoothed).
+        KMeans on a spectral embedding of a nearest-entries graph sized by the expected
+        topic size n / k (auto: 500-5,000 entries).
     smoothing : bool
         Pull each vector towards its nearest entries' before KMeans (not with the
         spectral step, whose diffusion does that) and when placing new texts.
@@ -216,7 +214,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
     inertia_ : float
         KMeans's inertia.
     silhouette_ : float or None
-        The spectral topics' silhouette in the LSA space (None: no spectral step).
+        The spectral topics' silhouette in the LSA space, how crisp the corpus is (None:
+        no spectral step).
     spectral_ : bool
         Whether the topics come from the spectral embedding.
     n_split_ : int
@@ -460,17 +459,15 @@ class TopicModel(ClusterMixin, BaseEstimator):
         run_spectral = spectral and n > k + 2
         # the spectral step's diffusion already averages over neighbours: no smoothing
         xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
-        space = spectral_embedding(x, k, SPECTRAL_NEIGHBOURS, rs) if run_spectral else xs
+        graph = spectral_neighbours(n, k)
+        space = spectral_embedding(x, k, graph, rs) if run_spectral else xs
         groups = seeds.groups()
         starts = n_init_for(n) if self.n_init == "auto" else self.n_init
         labels, inertia = kmeans(space, k, seed_centroids(space, groups), rs, starts)
+        # how well the LSA space itself separates the topics: a diagnostic, not a switch
+        # (on crisp keyword groups KMeans on the LSA vectors merges two groups on some
+        # seeds, where the spectral step recovers every group)
         score = silhouette(x, labels, rs) if run_spectral else None
-        if self.spectral == "auto" and run_spectral and score >= CRISP_SILHOUETTE:
-            # crisp groups: the LSA space itself separates them, and neither the spectral
-            # step nor smoothing (which blurs their borders) helps
-            space = xs = x
-            labels, inertia = kmeans(x, k, seed_centroids(x, groups), rs, starts)
-            run_spectral = False
         made = len(np.unique(labels))  # below k when fewer than k rows differ
         if self.max_share is not None and n >= 10:
             labels = cap(space, labels, rs, self.max_share)
@@ -536,7 +533,16 @@ class TopicModel(ClusterMixin, BaseEstimator):
         named = earned_names(anchors, mixed, labels, terms, own, f, vocab)
         in_names = set().union(*(terms[a] for a in named if a))
         naming = name_topics(
-            f.counts, labels, len(topics), vocab, self._vocabulary(), named, mixed, in_names, texts
+            f.counts,
+            labels,
+            len(topics),
+            vocab,
+            self._vocabulary(),
+            named,
+            mixed,
+            in_names,
+            texts,
+            reserved=list(terms),
         )
         for c, topic in enumerate(topics):
             topic.name = naming.names[c]

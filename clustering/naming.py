@@ -41,12 +41,14 @@ def name_topics(
     mixed: Sequence[bool] | None = None,
     anchor_tokens: Collection[str] = (),
     texts: Sequence[str] | None = None,
+    reserved: Collection[str] = (),
 ) -> Naming:
     """Name the ``k`` clusters of ``labels``: a cluster an anchor names takes the
     anchor's name (``anchor_names[c]``); a ``mixed`` one reads "Mixed: a, b, c" from its
     keywords; the others are named by their first two nameable keywords ("A & B"),
     never one of the ``anchor_tokens`` (terms of the anchors that name topics) nor a term
-    a larger topic's name already uses. Given the ``texts``, a Latin term is shown as
+    a larger topic's name already uses, nor reading as one of the ``reserved`` (anchor)
+    names. Given the ``texts``, a Latin term is shown as
     they write it most often ("vLLM", "TensorRT", "CPU"), not as its folded token."""
     import numpy as np
 
@@ -88,6 +90,10 @@ def name_topics(
             names[c] = "Mixed: " + ", ".join(shown[:3] or ["no terms"])
         else:
             names[c] = topic_name(words)
+            # an anchor's name is the anchor's to give: read as one, it would claim that
+            # the topic earned it
+            if names[c].casefold() in {r.casefold() for r in reserved} and len(words) > 2:
+                names[c] = topic_name([words[0], words[2]])
         taken.extend(words[:2])
     return Naming(unique_names(names), keywords, weights, ctf)
 
@@ -183,7 +189,8 @@ def distinct_terms(
 def surface_forms(texts: Sequence[str] | None, tokens: Collection[str]) -> dict[str, str]:
     """For each lower-case Latin token (``vllm``), the form the ``texts`` write it in most
     often when that form has capitals (``vLLM``), capitals winning a tie; one regex pass
-    over the texts."""
+    over the texts. A plural counts for its token, as the tokenizer made it singular: a
+    text writing "models" fifty times and "MODEL" once writes ``model`` in lower case."""
     import re
     from collections import Counter
 
@@ -193,7 +200,7 @@ def surface_forms(texts: Sequence[str] | None, tokens: Collection[str]) -> dict[
     pattern = re.compile(
         r"(?<![A-Za-z0-9])("
         + "|".join(re.escape(t) for t in reversed(latin))
-        + r")(?![A-Za-z0-9])",
+        + r")s?(?![A-Za-z0-9])",
         re.IGNORECASE,
     )
     seen: Counter[str] = Counter()
@@ -214,11 +221,15 @@ def surface_forms(texts: Sequence[str] | None, tokens: Collection[str]) -> dict[
 
 
 def topic_name(words: Sequence[str]) -> str:
-    """A short name from a topic's distinctive terms: the first two, "A & B", each
-    capitalised unless it has capitals of its own ("vLLM" stays)."""
+    """A short name from a topic's distinctive terms: the first two, "A & B", each as
+    the texts write it ("vLLM", "CPU", "cache"); only the name's first letter is made a
+    capital, where the first term is all lower case ("Cache & CPU")."""
     if not words:
         return "Miscellaneous"
-    return " & ".join(w[:1].upper() + w[1:] if w.islower() else w for w in words[:2])
+    first = words[0]
+    if first.islower():
+        first = first[:1].upper() + first[1:]
+    return " & ".join([first, *words[1:2]])
 
 
 def unique_names(names: list[str]) -> list[str]:

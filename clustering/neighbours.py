@@ -8,18 +8,24 @@ from typing import Any
 SMOOTH_NEIGHBOURS = 20  # each entry's vector is pulled towards its nearest entries' ...
 SMOOTH_WEIGHT = 2.0  # ... mean, with this weight (measured on CSL: +0.02 NMI)
 SPECTRAL_MIN, SPECTRAL_MAX = 500, 5_000  # KMeans runs on a spectral embedding between
-# these sizes: below, a graph of 30 neighbours is too coarse; above, the all-pairs graph
-# costs too much (docs/clustering.md, "Spectral step")
-SPECTRAL_NEIGHBOURS = 30  # of a graph of each entry's nearest entries (CSL: 20 / 30 / 50)
+# these sizes: below, the graph is too coarse; above, the all-pairs graph costs too much
+# (docs/clustering.md, "Spectral step")
+# each entry's graph neighbours: this share of the expected topic size n / k, within the
+# bounds (chosen by the quality suite's worst ratio; docs/clustering.md, "Spectral step")
+SPECTRAL_SHARE = 0.6
+SPECTRAL_NEIGHBOURS_MIN, SPECTRAL_NEIGHBOURS_MAX = 15, 100
 SPECTRAL_STEPS = 3  # eigenvectors weighed by eigenvalue ** steps, as in a diffusion map
-# at or above this silhouette of the spectral partition on the LSA vectors, the LSA space
-# already separates the topics and KMeans runs there (measured at 200 LSA dimensions:
-# crisp keyword groups read 0.106-0.108, every overlapping corpus 0.075 or less;
-# docs/clustering.md, "Spectral or not"); re-measure when the LSA dimension changes
-CRISP_SILHOUETTE = 0.09
 SILHOUETTE_SAMPLE = 2_000  # rows the silhouette is measured on (cost O(sample^2))
 ALL_PAIRS_MAX = 5_000  # above this, nearest entries are looked for within a first clustering
 FIRST_PASS_SAMPLE = 10_000  # the first clustering is fitted on a sample this large
+
+
+def spectral_neighbours(n: int, k: int) -> int:
+    """Graph neighbours per entry in a corpus of ``n`` entries and ``k`` topics: a share
+    of the expected topic size, so that short texts, whose nearest few are noisy, still
+    link mostly within their topic, and small topics are not drowned by larger ones."""
+    m = round(SPECTRAL_SHARE * n / max(k, 1))
+    return max(1, min(n - 1, max(SPECTRAL_NEIGHBOURS_MIN, min(SPECTRAL_NEIGHBOURS_MAX, m))))
 
 
 def smooth_count(n: int) -> int:

@@ -27,9 +27,16 @@ from typing import Any
 
 from topiclens.text import HAN
 
-# Bump when the code below changes what tokens come out; assets are hashed in as well.
-CODE_VERSION = "2"
-ASSET_FILES = ("concepts.tsv", "stopwords.txt", "boilerplate.txt", "userdict.txt")
+# Bump when the code below, or the entry text it is given (store.text.entry_text), changes
+# what tokens come out; assets are hashed in as well.
+CODE_VERSION = "3"
+ASSET_FILES = (
+    "concepts.tsv",
+    "stopwords.txt",
+    "boilerplate.txt",
+    "userdict.txt",
+    "curator_words.txt",
+)
 USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better here
 
 _PIECES = re.compile(rf"(?P<han>[{HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)")
@@ -74,6 +81,7 @@ class Vocabulary:
     concepts: dict[str, Concept] = field(default_factory=dict)  # by token
     surfaces: dict[str, str] = field(default_factory=dict)  # folded surface -> token
     stopwords: frozenset[str] = frozenset()
+    curator: frozenset[str] = frozenset()  # verdicts dropped whole, pieces and all
     boilerplate: re.Pattern[str] | None = None
     version: str = ""
 
@@ -183,6 +191,7 @@ def vocabulary() -> Vocabulary:
         concepts=concepts,
         surfaces=surfaces,
         stopwords=stop,
+        curator=frozenset(fold(w) for w in _lines(texts["curator_words.txt"])),
         boilerplate=re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None,
         version=digest.hexdigest()[:16],
     )
@@ -245,6 +254,9 @@ class Tokenizer:
         stop = self.vocab.stopwords
         freq = self.jieba().FREQ
         tokens = []
+        if word in self.vocab.curator:
+            memo[word] = tokens
+            return tokens
         if len(word) > 1 and word not in stop:
             self._emit(word, tokens)
         for n in (2, 3):
@@ -256,7 +268,7 @@ class Tokenizer:
         return tokens
 
     def _latin_word(self, word: str) -> list[str]:
-        if len(word) < 2 or word in self.vocab.stopwords:
+        if len(word) < 2 or word in self.vocab.stopwords or word in self.vocab.curator:
             return []
         if (
             len(word) >= 5

@@ -14,6 +14,7 @@ from .bounds import QUERY_MAX_CHARS, QUERY_MAX_WORDS, BoundError, check_query
 from .connection import Database
 from .models import ENTRY_COLUMNS, Content, Entry
 from .schema import NEWEST_FIRST
+from .text import entry_text
 
 _T = TypeVar("_T")
 
@@ -99,15 +100,19 @@ def rows_by_id(
 
 def texts(db: Database, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
     """(id, text) for every entry in import order, or for ``ids`` in that order: what
-    clustering reads (:meth:`Entry.text`). Only the title, summary, comment and the start
-    of the content: never source, category, feed or other metadata."""
-    columns = "id, title, summary, comment, content_start"
+    clustering reads (:meth:`Entry.text`, each part once). Only the title, summary,
+    comment and the start of the content: never source, category, feed or other
+    metadata."""
+    columns = "id, title, summary, comment, content_start, title_given"
     rows = (
         db.query(f"SELECT {columns} FROM entries ORDER BY rowid")
         if ids is None
         else rows_by_id(db, columns, ids, tuple)
     )
-    return [(eid, "\n".join(p for p in parts if p)) for eid, *parts in rows]
+    return [
+        (eid, entry_text(title, summary, comment, content, title_given=bool(given)))
+        for eid, title, summary, comment, content, given in rows
+    ]
 
 
 def ids(db: Database) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from . import jsonvalues
+from .text import entry_text
 
 # The source formats an import reads (`import --format` forces one): defined here, where
 # the command line can read them without loading the parsers at the reader's start.
@@ -228,10 +229,15 @@ class Entry:
         )
 
     def text(self) -> str:
-        """What the entry says: the only text topics are made from (never its source,
-        category, feed or author)."""
-        parts = (self.title, self.summary, self.comment, self.content_start)
-        return "\n".join(part for part in parts if part)
+        """What the entry says, each part once (:func:`.text.entry_text`): the only text
+        topics are made from (never its source, category, feed or author)."""
+        return entry_text(
+            self.title,
+            self.summary,
+            self.comment,
+            self.content_start,
+            title_given=self.title_given,
+        )
 
 
 def _is_iso_date(text: str) -> bool:

@@ -62,6 +62,37 @@ def entry_id(title: str, summary: str, comment: str = "") -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
+# characters a lead-in ("文章介绍", "This post shows") may take before a summary repeats
+# its entry's title
+TITLE_LEAD_IN = 24
+
+
+def entry_text(
+    title: str,
+    summary: str,
+    comment: str = "",
+    content_start: str = "",
+    *,
+    title_given: bool = True,
+) -> str:
+    """What an entry says, one part a line, each said once: the only text topics are made
+    from. A title derived from the summary, or one the summary opens with, is left out:
+    its words would otherwise count twice."""
+    if not title_given or repeats_title(title, summary):
+        title = ""
+    return "\n".join(part for part in (title, summary, comment, content_start) if part)
+
+
+def repeats_title(title: str, summary: str) -> bool:
+    """Whether ``summary`` opens with ``title`` (case and white space aside, a derived
+    title's "…" dropped), after a lead-in of at most TITLE_LEAD_IN characters."""
+    wanted = " ".join(title.removesuffix("…").split()).casefold()
+    if not wanted:
+        return False
+    opening = " ".join(summary[: 2 * (len(title) + TITLE_LEAD_IN)].split()).casefold()
+    return wanted in opening[: len(wanted) + TITLE_LEAD_IN]
+
+
 def detect_language(text: str) -> str:
     """'zh', 'en' or 'mixed'. One Chinese character is weighed against one English word
     (the unit a reader reads), so a Chinese summary citing a few product names stays zh."""

@@ -82,7 +82,8 @@ def packages_text() -> str:
     paths = sorted(glob.glob("/var/lib/apt/lists/*_main_binary-amd64_Packages*"))
     if not paths:
         raise SystemExit("no Debian package index: run apt-get update first")
-    path = paths[0]
+    # the release's own index, not its security or updates index (both also match)
+    path = max(paths, key=lambda p: Path(p).stat().st_size)
     if path.endswith(".lz4"):
         return subprocess.run(["lz4cat", path], capture_output=True, check=True, text=True).stdout
     return Path(path).read_text(encoding="utf-8")

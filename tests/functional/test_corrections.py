@@ -144,7 +144,7 @@ def _correct_everything(store: Store) -> dict[str, object]:
     hidden = names["Entropy coding & compression"]
     hidden_entries = set(store.topic_entry_ids(hidden))
     C.hide_topic(store, hidden)
-    split = C.split_topic(store, names["Attention kernels"], k=2).topic_id
+    split = C.split_topic(store, names["GPU kernels & Tensor Core GEMM"], k=2).topic_id
     parts = {
         tid: set(store.topic_entry_ids(tid))
         for tid, c in C.corrections(store).topics.items()

@@ -201,7 +201,7 @@ def test_hide_a_topic_then_show_it_again_from_the_list_of_hidden_ones(db: Path):
 
 def test_split_a_topic_asks_k_and_spreads_its_entries(db: Path):
     before = topics_of(db)
-    topic = next(t for t in before.values() if t.name == "Attention kernels")
+    topic = next(t for t in before.values() if t.name == "GPU kernels & Tensor Core GEMM")
     its_entries = members(db, topic.id)
     main_thread = threading.get_ident()
     threads: list[int] = []

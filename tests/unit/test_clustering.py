@@ -128,7 +128,7 @@ def test_names_have_no_near_duplicates():
     voc = vocabulary()
     kept = [w for w, _ in distinct_terms(ranked, voc, 5)]
     assert kept == ["kv", "缓存", "prefill"] or kept == ["kv", "prefill"]
-    assert topic_name(["prefill", "decode"]) == "Prefill & Decode"
+    assert topic_name(["prefill", "decode"]) == "Prefill & decode"
     assert topic_name(["KV cache"]) == "KV cache"
 
 

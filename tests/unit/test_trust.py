@@ -1,4 +1,4 @@
-"""Topics a reader can trust: the per-corpus choice of the spectral step, cohesion and
+"""Topics a reader can trust: the spectral step on crisp and overlapping groups, cohesion and
 mixed topics, anchor names only where the entries use the anchor's terms, readable
 keyword names, and the "also" topics an entry centrally discusses."""
 
@@ -11,7 +11,6 @@ from topiclens.clustering import TopicModel
 from topiclens.clustering.anchors import Anchor
 from topiclens.clustering.cohesion import MIXED_BELOW
 from topiclens.clustering.naming import readable
-from topiclens.clustering.neighbours import CRISP_SILHOUETTE
 from topiclens.clustering.tokenize import vocabulary
 
 
@@ -39,23 +38,23 @@ def _overlapping(n_groups: int = 20, per: int = 30) -> list[list[str]]:
 
 
 @pytest.mark.slow
-def test_spectral_step_left_out_on_crisp_keyword_groups():
-    model = TopicModel(20, random_state=0, n_similar=0).fit(None, tokens=_crisp())
-    assert model.silhouette_ is not None and model.silhouette_ >= CRISP_SILHOUETTE
-    assert model.spectral_ is False
-    # the LSA space separates them: nearly every pair of entries shares a topic exactly when
-    # it shares a group (KMeans there can still merge two groups and split a third, a local
-    # minimum that some seeds reach: adjusted Rand 0.94 instead of 1)
+def test_spectral_step_recovers_every_crisp_keyword_group_on_every_seed():
+    # KMeans on the LSA vectors alone merges two of these groups (and splits a third) on
+    # about half the seeds; on the spectral embedding every seed finds the 20 groups
     from sklearn.metrics import adjusted_rand_score
 
+    docs = _crisp()
     groups = [g for g in range(20) for _ in range(30)]
-    assert adjusted_rand_score(groups, model.labels_) > 0.9
+    for seed in range(12):
+        model = TopicModel(20, random_state=seed, n_similar=0).fit(None, tokens=docs)
+        assert model.spectral_ is True
+        assert adjusted_rand_score(groups, model.labels_) > 0.99, seed
 
 
 @pytest.mark.slow
 def test_spectral_step_kept_on_overlapping_text():
     model = TopicModel(20, random_state=0, n_similar=0).fit(None, tokens=_overlapping())
-    assert model.silhouette_ is not None and model.silhouette_ < CRISP_SILHOUETTE
+    assert model.silhouette_ is not None
     assert model.spectral_ is True
 
 
@@ -65,7 +64,7 @@ def test_spectral_forced_either_way_measures_nothing_or_keeps_the_step():
     off = TopicModel(20, spectral=False, random_state=0, n_similar=0).fit(None, tokens=docs)
     assert off.silhouette_ is None and off.spectral_ is False
     on = TopicModel(20, spectral=True, random_state=0, n_similar=0).fit(None, tokens=docs)
-    assert on.spectral_ is True and on.silhouette_ >= CRISP_SILHOUETTE  # measured, not acted on
+    assert on.spectral_ is True and on.silhouette_ is not None
 
 
 def _anchored_docs() -> list[list[str]]:
