@@ -53,6 +53,8 @@ def plain_tokens(tk: Tokenizer, text: str) -> list[str]:
         out.extend([word] if token is None else vocab.expand(token))
 
     def han_word(word: str, out: list[str]) -> None:
+        if word in vocab.curator:  # a curator's verdict is dropped whole, pieces and all
+            return
         if len(word) > 1 and word not in stop:
             emit(word, out)
         for n in (2, 3):
