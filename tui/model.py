@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -17,7 +18,7 @@ class Rows(NamedTuple):
     """A view's rows: its own entries, then the last ``also`` of them, entries whose topic
     is another but that are also listed here (a topic's "also here" rows)."""
 
-    rows: list[Row]
+    rows: Sequence[Row]  # a list, or a topic's rows read a page at a time (store.pages)
     also: int = 0
 
 

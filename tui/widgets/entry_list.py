@@ -4,6 +4,7 @@ and date, in columns cut and padded in terminal cells."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -11,6 +12,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from topiclens.store.pages import index_of
 
 from ..display import fit_line
 from ..model import Row
@@ -100,7 +102,7 @@ class EntryList(CursorList):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self.rows: list[Row] = []
+        self.rows: Sequence[Row] = []
         self.also_from: int | None = None  # rows from here on are "also here" rows
         # what a search matched (its words and concept forms), marked in the titles
         self.highlight: re.Pattern[str] | None = None
@@ -120,14 +122,14 @@ class EntryList(CursorList):
     def current_id(self) -> str | None:
         return self.rows[self.cursor][0] if self.rows and self.cursor is not None else None
 
-    def show_rows(self, rows: list[Row], keep: str | None = None, *, also: int = 0) -> None:
+    def show_rows(self, rows: Sequence[Row], keep: str | None = None, *, also: int = 0) -> None:
         """Show ``rows`` (the last ``also`` of them marked "also here"), with the cursor on
         entry ``keep`` if it is there, else the top."""
         self.rows = rows
         self.also_from = len(rows) - also if also else None
         index = 0
         if keep is not None:
-            index = next((i for i, r in enumerate(rows) if r[0] == keep), 0)
+            index = index_of(rows, keep) or 0  # (asks the store where, of a paged topic)
         self.content_changed(index, center=True)
         self.post_message(self.Highlighted(self.current_id))
 
