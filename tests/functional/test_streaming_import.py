@@ -10,11 +10,16 @@ from pathlib import Path
 import orjson
 import pytest
 from helpers import generated_lines
-from topiclens.store import Store
-from topiclens.store.parsers import BATCH_ENTRIES
+from topiclens.store import Store, parsers
 from topiclens.store.reading import HEAD_BYTES, LIMIT_ENV
 
 LIMIT = 4096  # bytes: far below each test file, above each of its lines
+BATCH = 5000  # entries a batch here: files of a few batches stay small
+
+
+@pytest.fixture(autouse=True)
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parsers, "BATCH_ENTRIES", BATCH)
 
 
 def _rows(n: int, start: int = 0) -> list[bytes]:
@@ -31,7 +36,7 @@ def _origin_lines(data_dir: Path) -> dict[str, int]:
 
 def test_a_file_far_over_the_limit_imports_in_batches(cli, data_dir, tmp_path, monkeypatch):
     monkeypatch.setenv(LIMIT_ENV, str(LIMIT))
-    n = 2 * BATCH_ENTRIES + 123  # three batches, the last one short
+    n = 2 * BATCH + 123  # three batches, the last one short
     path = tmp_path / "big.jsonl"
     path.write_bytes(b"\n".join(_rows(n)) + b"\n")
     assert path.stat().st_size > max(HEAD_BYTES, 100 * LIMIT)
@@ -45,7 +50,7 @@ def test_a_file_far_over_the_limit_imports_in_batches(cli, data_dir, tmp_path, m
 
 
 def test_a_digest_whose_entries_cross_the_batch_and_head_boundaries(cli, data_dir, tmp_path):
-    n = 2 * BATCH_ENTRIES + 7
+    n = 2 * BATCH + 7
     path = tmp_path / "big.txt"
     text = "\n".join(generated_lines(n)) + "\n"
     path.write_text(text, encoding="utf-8")
@@ -94,7 +99,7 @@ def test_an_over_long_line_in_a_digest_costs_only_its_entry(cli, data_dir, tmp_p
 
 @pytest.mark.slow
 def test_standard_input_streams_past_the_limit(data_dir: Path, tmp_path: Path):
-    n = BATCH_ENTRIES + 500
+    n = 3000
     data = b"\n".join(_rows(n)) + b"\n" + b'{"title": "' + b"z" * 2 * LIMIT + b'"}\n'
     env = {**_environ(), LIMIT_ENV: str(LIMIT)}
     proc = subprocess.run(
