@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -12,6 +13,7 @@ from .models import Entry, ParseResult, Problem
 from .reading import Line, line_problem
 from .text import detect_language, entry_id, parse_date, preview
 
+Item = Entry | Problem  # what a parser gives for each entry it reads
 JSONL_TEXT = ("title", "summary", "comment", "source", "date", "category", "url")
 JSONL_KNOWN = (*JSONL_TEXT, "id")
 
@@ -64,24 +66,29 @@ def entry_from_object(
 
 def parse_jsonl(lines: list[Line], display: str, origin: str, bad: set[int]) -> ParseResult:
     result = ParseResult(display, "jsonl")
+    for item in jsonl_items(lines, display, origin, bad):
+        if isinstance(item, Entry):
+            result.entries.append(item)
+        else:
+            result.problems.append(item)
+    return result
+
+
+def jsonl_items(lines: Iterable[Line], display: str, origin: str, bad: set[int]) -> Iterator[Item]:
+    """The entry or the problem of each line, a line at a time."""
     for number, text in lines:
         if not text.strip():
             continue
         if number in bad:
-            result.problems.append(line_problem(display, number, text))
+            yield line_problem(display, number, text)
             continue
         try:
             obj = jsonvalues.loads(text)
         except jsonvalues.Invalid as exc:
-            result.problems.append(Problem(display, number, exc.message))
+            yield Problem(display, number, exc.message)
             continue
         if not isinstance(obj, dict):
-            kind = jsonvalues.kind(obj)
-            result.problems.append(Problem(display, number, f"expected a JSON object, got {kind}"))
+            yield Problem(display, number, f"expected a JSON object, got {jsonvalues.kind(obj)}")
             continue
         entry = entry_from_object(obj, origin, number)
-        if isinstance(entry, str):
-            result.problems.append(Problem(display, number, entry))
-        else:
-            result.entries.append(entry)
-    return result
+        yield Problem(display, number, entry) if isinstance(entry, str) else entry

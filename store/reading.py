@@ -1,14 +1,18 @@
 """Reading an input once: any readable stream (a file, standard input, a pipe, a FIFO,
-process substitution) is read exactly once, up to a size limit, then split into lines.
+process substitution) is opened once and read front to back.
 
-The bytes are read before anything looks at them, so sniffing the format never costs a
-second open (which loses a pipe's data and hangs on a FIFO)."""
+Its head is read before anything looks at it, so sniffing the format never costs a second
+open (which loses a pipe's data and hangs on a FIFO). A document (a feed, an export) is
+then read whole, up to the import limit; a file of lines is read a line at a time, and
+the limit holds for each line, so memory does not grow with the file."""
 
 from __future__ import annotations
 
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -19,8 +23,12 @@ Line = tuple[int, str]  # (1-based line number, text without line end)
 
 BOM = b"\xef\xbb\xbf"
 LIMIT_ENV = "TOPICLENS_MAX_IMPORT_BYTES"
-DEFAULT_LIMIT = 256 << 20  # 256 MiB: far above any digest, far below a machine's memory
+DEFAULT_LIMIT = 256 << 20  # 256 MiB: far above any line or feed, far below a machine's memory
 _CHUNK = 1 << 20
+HEAD_BYTES = 1 << 20  # what is read before the format is told: whole for a small file
+# the text given for a line longer than the limit: no decoded line holds a lone high
+# surrogate, so it is never mistaken for one, and it marks the line as one never stored
+OVER_LIMIT = "\udcff\ud800(a line longer than the import limit)"
 STDIN = "-"  # the path that means standard input
 STDIN_NAME = "<stdin>"  # how problems name it
 
@@ -28,7 +36,8 @@ _NON_ASCII = re.compile(rb"[\x80-\xff]")
 
 
 def import_limit() -> int:
-    """The largest input read, in bytes: ``TOPICLENS_MAX_IMPORT_BYTES`` or 256 MiB."""
+    """The longest line of a file of lines, and the largest document (a feed, an export),
+    in bytes: ``TOPICLENS_MAX_IMPORT_BYTES`` or 256 MiB."""
     raw = os.environ.get(LIMIT_ENV, "").strip()
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
@@ -68,13 +77,109 @@ def read_source(path: str | Path, display: str, limit: int | None = None) -> byt
     except OSError as exc:
         return Problem(display, 0, f"cannot read: {exc.strerror or exc}")
     if data is None:
-        return Problem(
-            display,
-            0,
-            f"larger than the import limit of {_size(limit)}; split the file, or raise the "
-            f"limit with the environment variable {LIMIT_ENV}=BYTES",
-        )
+        return _too_large(display, limit)
     return data
+
+
+def _too_large(display: str, limit: int) -> Problem:
+    return Problem(
+        display,
+        0,
+        f"larger than the import limit of {_size(limit)}; split the file, or raise the "
+        f"limit with the environment variable {LIMIT_ENV}=BYTES",
+    )
+
+
+class Source:
+    """An input opened once: its first :data:`HEAD_BYTES` read (enough to tell its
+    format), the rest read on demand, whole (:meth:`whole`) or a line at a time
+    (:meth:`lines`)."""
+
+    def __init__(self, fh: BinaryIO, display: str) -> None:
+        self.display = display
+        self._fh = fh
+        parts: list[bytes] = []
+        total = 0
+        while total < HEAD_BYTES and (chunk := fh.read(HEAD_BYTES - total)):
+            parts.append(chunk)
+            total += len(chunk)
+        self.head = b"".join(parts)
+        self.complete = total < HEAD_BYTES  # a head shorter than that is the whole input
+
+    def whole(self, limit: int | None = None) -> bytes | Problem:
+        """Everything the input holds, or a :class:`Problem` when it is larger than
+        ``limit`` (default :func:`import_limit`)."""
+        limit = import_limit() if limit is None else limit
+        if self.complete:
+            return self.head if len(self.head) <= limit else _too_large(self.display, limit)
+        rest = _read_capped(self._fh, limit - len(self.head)) if limit >= len(self.head) else None
+        if rest is None:
+            return _too_large(self.display, limit)
+        return self.head + rest
+
+    def lines(self, limit: int | None = None) -> Iterator[Line]:
+        """(number, text) of each line, read as it is needed. A line longer than ``limit``
+        bytes (default :func:`import_limit`) is given as :data:`OVER_LIMIT`, never held
+        whole. Line ends: LF, CRLF, or CR alone when the head has no LF (old Mac tools
+        write it); a BOM at the start is dropped."""
+        limit = import_limit() if limit is None else limit
+        end = b"\r" if b"\n" not in self.head and b"\r" in self.head else b"\n"
+        pending = bytearray(self.head.removeprefix(BOM))
+        number = 0
+        scanned = 0  # bytes of ``pending`` known to hold no line end
+        skipping = False  # inside a line over the limit: its bytes are dropped as read
+        eof = self.complete
+        while True:
+            start = 0
+            while (cut := pending.find(end, max(start, scanned))) >= 0:
+                number += 1
+                yield number, self._text(pending, start, cut, limit, skipping)
+                skipping = False
+                start = cut + 1
+            del pending[:start]
+            scanned = len(pending)
+            if eof:
+                break
+            if len(pending) > limit:
+                skipping = True
+                pending.clear()
+                scanned = 0
+            chunk = self._fh.read(_CHUNK)
+            if chunk:
+                pending += chunk
+            else:
+                eof = True
+        yield number + 1, self._text(pending, 0, len(pending), limit, skipping)
+
+    @staticmethod
+    def _text(data: bytearray, start: int, cut: int, limit: int, skipping: bool) -> str:
+        if skipping or cut - start > limit:
+            return OVER_LIMIT
+        text = data[start:cut].decode("utf-8", errors="surrogateescape")
+        return text.removesuffix("\r")
+
+
+@contextmanager
+def open_source(path: str | Path, display: str) -> Iterator[Source | Problem]:
+    """The input at ``path`` (``-`` is standard input) opened once, as a :class:`Source`,
+    or a :class:`Problem` when it cannot be opened or its head cannot be read."""
+    fh: BinaryIO | None = None
+    opened: Source | Problem
+    try:
+        # one open: a pipe or a FIFO gives its data once
+        fh = sys.stdin.buffer if str(path) == STDIN else open(path, "rb")  # noqa: SIM115
+        opened = Source(fh, display)
+    except FileNotFoundError:
+        opened = Problem(display, 0, "no such file")
+    except IsADirectoryError:
+        opened = Problem(display, 0, "is a directory; name the files inside it")
+    except OSError as exc:
+        opened = Problem(display, 0, f"cannot read: {exc.strerror or exc}")
+    try:
+        yield opened
+    finally:
+        if fh is not None and str(path) != STDIN:
+            fh.close()
 
 
 def source_name(path: str | Path, display: str) -> str:
@@ -122,16 +227,19 @@ def _gbk_whole(data: bytes, lines: list[Line], bad: set[int]) -> bool:
 GBK_HINT = "it reads as GBK/GB18030: convert it with `iconv -f GB18030 -t UTF-8`"
 
 
-def split_lines(data: bytes, display: str) -> tuple[list[Line], list[Problem], set[int]]:
+def split_lines(
+    data: bytes, display: str, whole: bool = True
+) -> tuple[list[Line], list[Problem], set[int]]:
     """The lines of ``data``, problems that stop it from being read at all, and the
     numbers of lines that cannot be stored (not UTF-8, or holding a NUL byte): the entries
-    touching them are rejected, the rest are read."""
+    touching them are rejected, the rest are read. ``whole=False``: ``data`` is the head
+    of a larger input (blank, it is no empty file)."""
     hint = _utf16_hint(data)
     if hint:
         message = f"not UTF-8: {hint}; convert it with `iconv -f UTF-16 -t UTF-8`"
         return [], [Problem(display, 0, message)], set()
     data = data.removeprefix(BOM)
-    if not data.strip():
+    if whole and not data.strip():
         return [], [Problem(display, 0, "empty file: no entries")], set()
     text = data.decode("utf-8", errors="surrogateescape")
     # line ends: LF, CRLF, or CR alone in a file that has no LF (old Mac tools write it)
@@ -156,6 +264,13 @@ def split_lines(data: bytes, display: str) -> tuple[list[Line], list[Problem], s
 def line_problem(display: str, line: int, raw: str) -> Problem:
     """Why the line ``raw`` cannot be stored: a NUL byte, or bytes that are not UTF-8
     (with a hint when they read as GBK)."""
+    if raw == OVER_LIMIT:
+        return Problem(
+            display,
+            line,
+            f"line longer than the import limit of {_size(import_limit())}; entry skipped "
+            f"(raise the limit with the environment variable {LIMIT_ENV}=BYTES)",
+        )
     if "\x00" in raw:
         return Problem(display, line, "binary data (NUL byte); entry skipped")
     blob = raw.encode("utf-8", errors="surrogateescape")

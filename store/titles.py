@@ -9,8 +9,6 @@ and the copies the reader's topic lists keep.
 from __future__ import annotations
 
 from .connection import Database
-from .parsers import TITLE_FROM_CHARS
-from .text import derive_title
 
 # Set by migration 8 on every store created or migrated by it; removed once titles are whole.
 REDERIVE_KEY = "titles.rederive"
@@ -21,6 +19,10 @@ def rederive_if_asked(db: Database) -> int:
     returns how many titles changed."""
     if not db.query("SELECT 1 FROM meta WHERE key = ?", (REDERIVE_KEY,)):
         return 0
+    # (imported here: every store opens this module, and only an old one needs the parsers)
+    from .parse_text import TITLE_FROM_CHARS
+    from .text import derive_title
+
     rows = db.query("SELECT id, title, summary FROM entries WHERE title_given = 0")
     changed = [
         (title, eid)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -18,7 +19,7 @@ class Rows(NamedTuple):
     is another but that are also listed here (a topic's "also here" rows); in a search's
     view, the entries that hold the query only as a concept (after a divider)."""
 
-    rows: list[Row]
+    rows: Sequence[Row]  # a list, or a topic's rows read a page at a time (store.pages)
     also: int = 0
 
 

@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from topiclens.store import Store, Topic
+from topiclens.store.pages import PAGE_ROWS, TopicRows
 
 from .model import Row, Rows, View
 
 # rows of visited topics kept in memory, least recently shown dropped first: 150,000
-# rows (every topic of a 100,000-entry store) take about 40 MB, and going back to a
-# topic then costs no query (docs/reader.md, "Speed")
+# rows take about 40 MB, and going back to a topic then costs no query (docs/reader.md,
+# "Speed"); a topic read a page at a time counts the pages it has read
 ROWS_CACHED = 150_000
 # the river's rows read at a time (newest first, along the date index: milliseconds on a
 # 100,000-entry store, where the whole river takes a second); the next page is read when
@@ -24,10 +25,12 @@ RIVER_PAGE = 500
 
 def fetch_rows(store: Store, view: View) -> Rows:
     """The rows of a view, straight from the store: a topic's own entries, then those also
-    listed under it."""
+    listed under it, read a page at a time as they are shown (its first page now)."""
     if view.kind == "topic" and view.topic_id is not None:
-        also = store.topic_also_rows(view.topic_id)
-        return Rows(store.topic_rows(view.topic_id) + also, len(also))
+        rows = TopicRows(store, view.topic_id)
+        if rows:
+            rows[0]  # the first screen's page, read here (a worker) rather than when drawn
+        return Rows(rows, rows.also)
     if view.kind == "bookmarks":
         return Rows(store.entry_rows([b.entry_id for b in reversed(store.bookmarks())]))
     if view.kind == "river":
@@ -78,31 +81,41 @@ def first_topic(topics: list[Topic]) -> Topic | None:
     return next((t for t in topics if not t.mixed), topics[0] if topics else None)
 
 
+def _held(rows: Rows) -> int:
+    """The rows ``rows`` holds in memory (a paged topic: a few pages' worth, as counted
+    when it is kept)."""
+    if isinstance(rows.rows, TopicRows):
+        return min(len(rows.rows), (rows.rows.pages_read + 2) * PAGE_ROWS)
+    return len(rows.rows)
+
+
 class RowCache:
     """Rows of visited topics, up to a budget of rows, least recently shown dropped first.
     Bookmarks and searches are never kept: they change with every bookmark and query."""
 
     def __init__(self, budget: int | None = None) -> None:
         self.budget = ROWS_CACHED if budget is None else budget
-        self._rows: OrderedDict[View, Rows] = OrderedDict()
+        self._rows: OrderedDict[View, tuple[Rows, int]] = OrderedDict()  # with their weight
         self._count = 0
 
     def __contains__(self, view: View) -> bool:
         return view in self._rows
 
     def get(self, view: View) -> Rows | None:
-        rows = self._rows.get(view)
-        if rows is not None:
-            self._rows.move_to_end(view)
-        return rows
+        kept = self._rows.get(view)
+        if kept is None:
+            return None
+        self._rows.move_to_end(view)
+        return kept[0]
 
     def put(self, view: View, rows: Rows) -> Rows:
         if view.kind == "topic":
             old = self._rows.pop(view, None)
-            self._count += len(rows.rows) - (len(old.rows) if old is not None else 0)
-            self._rows[view] = rows
+            weight = _held(rows)
+            self._count += weight - (old[1] if old is not None else 0)
+            self._rows[view] = (rows, weight)
             while self._count > self.budget and len(self._rows) > 1:
-                self._count -= len(self._rows.popitem(last=False)[1].rows)
+                self._count -= self._rows.popitem(last=False)[1][1]
         return rows
 
     def clear(self) -> None:

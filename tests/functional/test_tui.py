@@ -907,9 +907,13 @@ def test_visited_topics_stay_in_memory_up_to_a_row_budget(
     budget = sizes[0] + sizes[1]  # room for the two largest topics, not for three
     monkeypatch.setattr(view_cache, "ROWS_CACHED", budget)
     reads: list[int] = []
-    topic_rows = Store.topic_rows
+    from topiclens.store.pages import TopicRows
+
+    read_topic = TopicRows.__init__
     monkeypatch.setattr(
-        Store, "topic_rows", lambda self, tid: reads.append(tid) or topic_rows(self, tid)
+        TopicRows,
+        "__init__",
+        lambda self, db, tid: reads.append(tid) or read_topic(self, db, tid),
     )
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:

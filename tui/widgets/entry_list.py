@@ -4,6 +4,7 @@ and date, in columns cut and padded in terminal cells."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -11,6 +12,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from topiclens.store.pages import index_of
 from topiclens.text import cell_width, fit_cells
 
 from ..display import fit_line
@@ -101,7 +103,7 @@ class EntryList(CursorList):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self.rows: list[Row] = []
+        self.rows: Sequence[Row] = []
         self.also_from: int | None = None  # rows from here on are "also here" rows
         # a search's: the line above its concept matches (the rows from also_from on)
         self.divider: str | None = None
@@ -135,7 +137,7 @@ class EntryList(CursorList):
 
     def show_rows(
         self,
-        rows: list[Row],
+        rows: Sequence[Row],
         keep: str | None = None,
         *,
         also: int = 0,
@@ -150,7 +152,7 @@ class EntryList(CursorList):
         self._divider_line = self.also_from if self.divider is not None else None
         index = 0
         if keep is not None:
-            index = next((i for i, r in enumerate(rows) if r[0] == keep), 0)
+            index = index_of(rows, keep) or 0  # (asks the store where, of a paged topic)
         self.content_changed(index, center=True)
         self.post_message(self.Highlighted(self.current_id))
 

@@ -1,0 +1,73 @@
+"""A topic's rows read a page at a time give exactly the rows the whole list does, in any
+order they are asked for, with the topic's own rows first and its also rows after."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from helpers import DIGEST, LISTING
+from topiclens.store import Store, Topic
+from topiclens.store import pages as pages_module
+from topiclens.store.importer import import_file
+from topiclens.store.pages import TopicRows, index_of
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(pages_module, "PAGE_ROWS", 4)  # many pages from a small corpus
+    with Store.open_dir(tmp_path / "d") as s:
+        import_file(s, DIGEST)  # dated, several on one day
+        import_file(s, LISTING)  # undated: they come last
+        ids = [e.id for e in s.entries()]
+        assigned = {eid: (n % 2 + 1, 0.5, []) for n, eid in enumerate(ids)}
+        sizes = {tid: sum(1 for a in assigned.values() if a[0] == tid) for tid in (1, 2)}
+        topics = [Topic(tid, f"t{tid}", [("w", 1.0)], sizes[tid]) for tid in (1, 2)]
+        also = [(eid, 2, 0.3) for eid, a in assigned.items() if a[0] == 1][::3]
+        s.replace_topics(topics, assigned, also=also)
+        yield s
+
+
+def _whole(store: Store, tid: int) -> list[tuple]:
+    return store.topic_rows(tid) + store.topic_also_rows(tid)
+
+
+@pytest.mark.parametrize("tid", [1, 2])
+def test_pages_read_in_any_order_are_the_whole_list(store: Store, tid: int):
+    whole = _whole(store, tid)
+    dated = [r for r in whole if r[3] is not None]
+    assert len(dated) > 8 and len(whole) - len(dated) > 8  # both kinds span pages
+    assert len({r[3] for r in dated}) < len(dated)  # ties on a date span a page's end
+    orders = [
+        list(range(len(whole))),  # down, a page after the other: by keyset
+        list(range(len(whole)))[::-1],  # up from the end
+        random.Random(tid).sample(range(len(whole)), len(whole)),  # jumps
+    ]
+    for order in orders:
+        rows = TopicRows(store, tid)
+        assert len(rows) == len(whole)
+        assert [rows[i] for i in order] == [whole[i] for i in order]
+    rows = TopicRows(store, tid)
+    assert rows.also == len(store.topic_also_rows(tid))
+    assert (tid == 2) == (rows.also > 0)
+    assert rows[-1] == whole[-1] and rows[2:7] == whole[2:7] and list(rows) == whole
+    for i, row in enumerate(whole):
+        assert index_of(TopicRows(store, tid), row[0]) == i
+    assert index_of(TopicRows(store, tid), "no-such-entry") is None
+
+
+def test_a_cursor_moving_down_reads_one_page_at_a_time(store: Store):
+    rows = TopicRows(store, 1)
+    for i in range(10):
+        rows[i]
+    assert rows.pages_read == 3  # rows 0..9 of pages of 4
+
+
+def test_muted_entries_are_left_out_as_in_the_whole_list(store: Store):
+    source = store.topic_rows(1)[0][2]
+    store.add_mute_rule("source", source)
+    whole = _whole(store, 1)
+    rows = TopicRows(store, 1)
+    assert len(rows) == len(whole) and [rows[i] for i in range(len(whole))] == whole
+    assert all(r[2] != source for r in whole)
