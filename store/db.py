@@ -10,9 +10,8 @@ layer, each delegating to the module of its concern:
 - :mod:`.feeds`, :mod:`.feed_entries`, :mod:`.content`: feeds, their entries and entries'
   whole contents (their methods are in :class:`.feed_facade.FeedsFacade`).
 
-One file in the data directory, WAL mode, a schema version with forward migrations, a
-busy timeout so a second process waits instead of failing, and one transaction per import
-batch.
+One file in the data directory, WAL mode, a schema version with forward migrations, a busy
+timeout so a second process waits instead of failing, and one transaction per import batch.
 No SQL lives outside ``store/``.
 """
 
