@@ -74,6 +74,19 @@ def cli(capsys: pytest.CaptureFixture[str], data_dir: Path) -> Callable[..., Cli
 
 
 @pytest.fixture
+def bundled_cli(capsys: pytest.CaptureFixture[str], bundled_home: Path) -> Callable[..., CliResult]:
+    """Run the topiclens command in-process on this test's copy of the clustered bundled
+    corpus: returns (exit status, stdout, stderr)."""
+
+    def run(*args: str) -> CliResult:
+        status = main(["--data-dir", str(bundled_home), *args])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return run
+
+
+@pytest.fixture
 def reader_store(data_dir: Path) -> Path:
     """Path of a store holding the bundled corpus and fixed reader topics."""
     return make_reader_store(data_dir)

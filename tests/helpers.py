@@ -37,6 +37,15 @@ DIGEST = ASSETS / "000_628a9e309749597c.txt"
 LISTING = ASSETS / "002_e2969eaa9c23cb58.txt"
 
 CliResult = tuple[int, str, str]
+# the bundled corpus's four entries about the KV cache itself (found by members, not labels)
+KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}
+
+
+def ok(result: CliResult) -> str:
+    """The output of a command that must have succeeded (its stderr shown if it did not)."""
+    status, out, err = result
+    assert status == 0, err
+    return out
 
 
 # --- the store, compared row for row ------------------------------------------------------

@@ -11,80 +11,61 @@ from typing import Any
 
 import orjson
 import pytest
-from topiclens.cli import main
+from helpers import KV_CACHE, CliResult, ok
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("corrections")]
 
-CliResult = tuple[int, str, str]
-KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}
+
+def topics(bundled_cli: Callable[..., CliResult]) -> dict:
+    return orjson.loads(ok(bundled_cli("topics", "--json")))
 
 
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], bundled_home: Path) -> Callable[..., CliResult]:
-    def go(*args: str) -> CliResult:
-        status = main(["--data-dir", str(bundled_home), *args])
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return go
-
-
-def ok(result: CliResult) -> str:
-    status, out, err = result
-    assert status == 0, err
-    return out
-
-
-def topics(run: Callable[..., CliResult]) -> dict:
-    return orjson.loads(ok(run("topics", "--json")))
-
-
-def holding(run: Callable[..., CliResult], members: set[str]) -> dict:
-    found = topics(run)["topics"]
+def holding(bundled_cli: Callable[..., CliResult], members: set[str]) -> dict:
+    found = topics(bundled_cli)["topics"]
     return max(found, key=lambda t: len(members & {e["id"] for e in t["entries"]}))
 
 
-def backup(run: Callable[..., CliResult], path: Path) -> dict[str, Any]:
-    ok(run("bookmark", sorted(KV_CACHE)[1]))
-    ok(run("export", "--format", "json", "--output", str(path), "--force"))
+def backup(bundled_cli: Callable[..., CliResult], path: Path) -> dict[str, Any]:
+    ok(bundled_cli("bookmark", sorted(KV_CACHE)[1]))
+    ok(bundled_cli("export", "--format", "json", "--output", str(path), "--force"))
     return orjson.loads(path.read_bytes())
 
 
-def test_a_rename_is_in_the_backup_and_comes_back(run, tmp_path: Path):
-    tid = holding(run, KV_CACHE)["id"]
-    ok(run("topic", "rename", str(tid), "Mine"))
-    doc = backup(run, tmp_path / "b.json")
+def test_a_rename_is_in_the_backup_and_comes_back(bundled_cli, tmp_path: Path):
+    tid = holding(bundled_cli, KV_CACHE)["id"]
+    ok(bundled_cli("topic", "rename", str(tid), "Mine"))
+    doc = backup(bundled_cli, tmp_path / "b.json")
     assert [(n["topic_id"], n["name"]) for n in doc["corrections"]["names"]] == [(tid, "Mine")]
-    ok(run("topic", "undo"))
-    assert holding(run, KV_CACHE)["name"] != "Mine"
-    out = ok(run("import", str(tmp_path / "b.json")))
+    ok(bundled_cli("topic", "undo"))
+    assert holding(bundled_cli, KV_CACHE)["name"] != "Mine"
+    out = ok(bundled_cli("import", str(tmp_path / "b.json")))
     assert "1 topic corrections restored" in out
-    assert holding(run, KV_CACHE)["name"] == "Mine"
-    ok(run("cluster"))
-    assert holding(run, KV_CACHE)["name"] == "Mine"
+    assert holding(bundled_cli, KV_CACHE)["name"] == "Mine"
+    ok(bundled_cli("cluster"))
+    assert holding(bundled_cli, KV_CACHE)["name"] == "Mine"
 
 
-def test_undo_never_takes_back_a_restore_and_a_restore_is_idempotent(run, tmp_path: Path):
+def test_undo_never_takes_back_a_restore_and_a_restore_is_idempotent(bundled_cli, tmp_path: Path):
     entry = sorted(KV_CACHE)[0]
-    home = holding(run, KV_CACHE)["id"]
-    found = topics(run)["topics"]
+    home = holding(bundled_cli, KV_CACHE)["id"]
+    found = topics(bundled_cli)["topics"]
     target = next(t for t in found if t["id"] != home)
     hidden = next(t for t in found if t["id"] not in (home, target["id"]))
-    ok(run("topic", "move", entry, str(target["id"])))
-    ok(run("topic", "hide", str(hidden["id"])))
-    backup(run, tmp_path / "b.json")
-    ok(run("topic", "undo"))  # the hide
-    out = ok(run("import", str(tmp_path / "b.json")))
+    ok(bundled_cli("topic", "move", entry, str(target["id"])))
+    ok(bundled_cli("topic", "hide", str(hidden["id"])))
+    backup(bundled_cli, tmp_path / "b.json")
+    ok(bundled_cli("topic", "undo"))  # the hide
+    out = ok(bundled_cli("import", str(tmp_path / "b.json")))
     assert "topic corrections restored" in out
-    assert ok(run("topic", "undo")) == "nothing to undo\n"
-    after = topics(run)
+    assert ok(bundled_cli("topic", "undo")) == "nothing to undo\n"
+    after = topics(bundled_cli)
     assert entry in next(t for t in after["topics"] if t["id"] == target["id"])["pinned"]
     assert [t["id"] for t in after["hidden"]] == [hidden["id"]]
     # the same backup again changes nothing, and says so by not counting any
-    out = ok(run("import", str(tmp_path / "b.json")))
+    out = ok(bundled_cli("import", str(tmp_path / "b.json")))
     assert "topic corrections restored" not in out
-    ok(run("cluster"))
-    after = topics(run)
+    ok(bundled_cli("cluster"))
+    after = topics(bundled_cli)
     assert entry in next(t for t in after["topics"] if t["id"] == target["id"])["pinned"]
     assert all(t["id"] != hidden["id"] for t in after["topics"])
 
@@ -120,22 +101,22 @@ BAD: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
 
 
 @pytest.mark.parametrize("case", list(BAD))
-def test_a_restore_refuses_a_bad_value_naming_it(run, tmp_path: Path, case: str):
-    hide = holding(run, KV_CACHE)["id"]
-    ok(run("topic", "hide", str(hide)))
-    doc = backup(run, tmp_path / "b.json")
-    ok(run("topic", "undo"))
+def test_a_restore_refuses_a_bad_value_naming_it(bundled_cli, tmp_path: Path, case: str):
+    hide = holding(bundled_cli, KV_CACHE)["id"]
+    ok(bundled_cli("topic", "hide", str(hide)))
+    doc = backup(bundled_cli, tmp_path / "b.json")
+    ok(bundled_cli("topic", "undo"))
     change, field = BAD[case]
     change(doc)
     bad = tmp_path / "bad.json"
     bad.write_bytes(orjson.dumps(doc))
-    status, out, err = run("import", str(bad))
+    status, out, err = bundled_cli("import", str(bad))
     assert status == 1
     assert "topic corrections restored" not in out
     assert f"'{field}'" in err and "none were restored" in err, err
     assert "unpack" not in err and "Traceback" not in err
     # the store is whole: nothing was restored, and every command still works
-    assert topics(run)["hidden"] == []
-    ok(run("cluster"))
-    assert ok(run("topic", "undo")) == "nothing to undo\n"
-    ok(run("topics", "--json"))
+    assert topics(bundled_cli)["hidden"] == []
+    ok(bundled_cli("cluster"))
+    assert ok(bundled_cli("topic", "undo")) == "nothing to undo\n"
+    ok(bundled_cli("topics", "--json"))

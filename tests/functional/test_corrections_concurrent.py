@@ -14,14 +14,13 @@ from pathlib import Path
 import orjson
 import pytest
 import topiclens.clustering.corrections as C
+from helpers import KV_CACHE
 from topiclens.cli import main
 from topiclens.clustering.pipeline import cluster_store
 from topiclens.clustering.stages import Stage
 from topiclens.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("corrections")]
-
-KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}
 
 
 def other_process(home: Path, *args: str) -> str:

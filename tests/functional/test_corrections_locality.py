@@ -9,29 +9,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-from topiclens.cli import main
+from helpers import CliResult, ok
 from topiclens.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("corrections")]
-
-CliResult = tuple[int, str, str]
-KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], bundled_home: Path) -> Callable[..., CliResult]:
-    def go(*args: str) -> CliResult:
-        status = main(["--data-dir", str(bundled_home), *args])
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return go
-
-
-def ok(result: CliResult) -> str:
-    status, out, err = result
-    assert status == 0, err
-    return out
 
 
 def assignments(home: Path) -> dict[str, int]:
@@ -39,8 +20,8 @@ def assignments(home: Path) -> dict[str, int]:
         return store.assignments()
 
 
-def by_size(run: Callable[..., CliResult]) -> list[dict]:
-    found = orjson.loads(ok(run("topics", "--json")))["topics"]
+def by_size(bundled_cli: Callable[..., CliResult]) -> list[dict]:
+    found = orjson.loads(ok(bundled_cli("topics", "--json")))["topics"]
     return sorted(found, key=lambda t: (-t["size"], t["id"]))
 
 
@@ -56,17 +37,17 @@ CORRECTIONS: dict[str, Callable[[list[dict]], list[str]]] = {
 
 @pytest.mark.parametrize("correction", list(CORRECTIONS))
 def test_a_correction_then_cluster_moves_no_entry_outside_its_topics(
-    run, bundled_home: Path, correction: str
+    bundled_cli, bundled_home: Path, correction: str
 ):
     before = assignments(bundled_home)
-    ok(run("topic", *CORRECTIONS[correction](by_size(run))))
+    ok(bundled_cli("topic", *CORRECTIONS[correction](by_size(bundled_cli))))
     corrected = assignments(bundled_home)
     # the topics the correction touched: those an entry left or joined, and renamed ones
     touched = {before.get(e) for e in before if before[e] != corrected.get(e)}
     touched |= {corrected.get(e) for e in corrected if corrected[e] != before.get(e)}
     if correction == "rename":
-        touched.add(by_size(run)[0]["id"])
-    out = ok(run("cluster"))
+        touched.add(by_size(bundled_cli)[0]["id"])
+    out = ok(bundled_cli("cluster"))
     assert "no entry moved" in out
     after = assignments(bundled_home)
     outside = [e for e, t in corrected.items() if t not in touched]
@@ -74,7 +55,7 @@ def test_a_correction_then_cluster_moves_no_entry_outside_its_topics(
     assert [e for e in outside if after[e] != corrected[e]] == []
 
 
-def test_new_entries_join_without_moving_old_ones(run, bundled_home: Path, tmp_path: Path):
+def test_new_entries_join_without_moving_old_ones(bundled_cli, bundled_home: Path, tmp_path: Path):
     before = assignments(bundled_home)
     rows = [
         ("KV cache offloading to CPU memory", "Paged KV cache blocks move to host memory."),
@@ -83,11 +64,11 @@ def test_new_entries_join_without_moving_old_ones(run, bundled_home: Path, tmp_p
     ]
     digest = tmp_path / "more.jsonl"
     digest.write_bytes(b"".join(orjson.dumps({"title": t, "summary": s}) + b"\n" for t, s in rows))
-    ok(run("import", str(digest)))
-    out = ok(run("cluster"))
+    ok(bundled_cli("import", str(digest)))
+    out = ok(bundled_cli("cluster"))
     assert "no entry moved" in out
     after = assignments(bundled_home)
     assert len(after) == len(before) + 3
     assert all(after[e] == t for e, t in before.items())
-    out = ok(run("cluster", "--fresh"))
+    out = ok(bundled_cli("cluster", "--fresh"))
     assert "entry moved" not in out

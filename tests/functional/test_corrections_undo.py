@@ -10,52 +10,34 @@ from pathlib import Path
 
 import orjson
 import pytest
-from topiclens.cli import main
+from helpers import KV_CACHE, CliResult, ok
 from topiclens.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("corrections")]
 
-CliResult = tuple[int, str, str]
-KV_CACHE = {"f8c07ca7d6cc1cfc", "59af7b28c5a8c150", "65c645ae592e06c1", "09ece52234ba9c09"}
 MIXED = "Mixed: "
 
 
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], bundled_home: Path) -> Callable[..., CliResult]:
-    def go(*args: str) -> CliResult:
-        status = main(["--data-dir", str(bundled_home), *args])
-        out, err = capsys.readouterr()
-        return status, out, err
-
-    return go
-
-
-def topics(run: Callable[..., CliResult]) -> list[dict]:
-    status, out, _ = run("topics", "--json")
+def topics(bundled_cli: Callable[..., CliResult]) -> list[dict]:
+    status, out, _ = bundled_cli("topics", "--json")
     assert status == 0
     return orjson.loads(out)["topics"]
 
 
-def holding(run: Callable[..., CliResult], members: set[str]) -> dict:
+def holding(bundled_cli: Callable[..., CliResult], members: set[str]) -> dict:
     """The topic holding most of ``members``."""
-    return max(topics(run), key=lambda t: len(members & {e["id"] for e in t["entries"]}))
+    return max(topics(bundled_cli), key=lambda t: len(members & {e["id"] for e in t["entries"]}))
 
 
-def ok(result: CliResult) -> str:
-    status, out, err = result
-    assert status == 0, err
-    return out
-
-
-def test_an_undone_rename_stays_undone_across_clusters(run):
-    tid = holding(run, KV_CACHE)["id"]
-    ok(run("topic", "rename", str(tid), "My attention"))
-    ok(run("cluster"))
-    ok(run("topic", "undo"))
+def test_an_undone_rename_stays_undone_across_clusters(bundled_cli):
+    tid = holding(bundled_cli, KV_CACHE)["id"]
+    ok(bundled_cli("topic", "rename", str(tid), "My attention"))
+    ok(bundled_cli("cluster"))
+    ok(bundled_cli("topic", "undo"))
     for how in ((), ("--fresh",), ()):
-        out = ok(run("cluster", *how))
+        out = ok(bundled_cli("cluster", *how))
         assert "My attention" not in out
-        assert all(t["name"] != "My attention" for t in topics(run))
+        assert all(t["name"] != "My attention" for t in topics(bundled_cli))
 
 
 def _names_follow_the_fit(found: list[dict]) -> None:
@@ -71,45 +53,45 @@ def _names_follow_the_fit(found: list[dict]) -> None:
 
 @pytest.mark.parametrize("how", [(), ("--fresh",)], ids=["continued", "fresh"])
 @pytest.mark.parametrize("correction", ["merge into a mixed topic", "hide a mixed topic"])
-def test_names_after_undo_follow_the_fit(run, how: tuple[str, ...], correction: str):
-    found = topics(run)
+def test_names_after_undo_follow_the_fit(bundled_cli, how: tuple[str, ...], correction: str):
+    found = topics(bundled_cli)
     _names_follow_the_fit(found)
     mixed = [t for t in found if t["mixed"]]
     coherent = [t for t in found if not t["mixed"]]
     assert mixed and len(coherent) >= 3
     if correction.startswith("merge"):
-        ok(run("topic", "merge", str(mixed[0]["id"]), str(coherent[2]["id"])))
+        ok(bundled_cli("topic", "merge", str(mixed[0]["id"]), str(coherent[2]["id"])))
     else:
-        ok(run("topic", "hide", str(mixed[0]["id"])))
-    ok(run("cluster", *how))
-    ok(run("topic", "undo"))
-    _names_follow_the_fit(topics(run))
-    ok(run("cluster"))
-    _names_follow_the_fit(topics(run))
+        ok(bundled_cli("topic", "hide", str(mixed[0]["id"])))
+    ok(bundled_cli("cluster", *how))
+    ok(bundled_cli("topic", "undo"))
+    _names_follow_the_fit(topics(bundled_cli))
+    ok(bundled_cli("cluster"))
+    _names_follow_the_fit(topics(bundled_cli))
 
 
-def test_a_hidden_topics_name_does_not_come_back_under_another_id(run, bundled_home: Path):
+def test_a_hidden_topics_name_does_not_come_back_under_another_id(bundled_cli, bundled_home: Path):
     with Store.open_dir(bundled_home) as store:
         anchored = [t for t in store.topics() if t.anchor and t.anchor == t.name]
     assert anchored
     for hidden in anchored[:3]:
-        ok(run("topic", "hide", str(hidden.id)))
+        ok(bundled_cli("topic", "hide", str(hidden.id)))
     for how in ((), ("--fresh",)):
-        ok(run("cluster", *how))
-        names = {t["name"] for t in topics(run)}
+        ok(bundled_cli("cluster", *how))
+        names = {t["name"] for t in topics(bundled_cli)}
         assert not names & {t.name for t in anchored[:3]}
         with Store.open_dir(bundled_home) as store:
             assert not {t.anchor for t in store.topics()} & {t.anchor for t in anchored[:3]}
 
 
-def test_an_undone_move_does_not_come_back_with_its_deleted_entry(run, bundled_home: Path):
+def test_an_undone_move_does_not_come_back_with_its_deleted_entry(bundled_cli, bundled_home: Path):
     entry = sorted(KV_CACHE)[0]
-    home = holding(run, KV_CACHE)["id"]
-    other = next(t["id"] for t in topics(run) if t["id"] != home)
-    ok(run("topic", "move", entry, str(other)))
-    ok(run("delete", entry))
-    ok(run("topic", "undo"))  # the move
-    ok(run("restore-deleted", entry))
-    assert all(entry not in t["pinned"] for t in topics(run))
+    home = holding(bundled_cli, KV_CACHE)["id"]
+    other = next(t["id"] for t in topics(bundled_cli) if t["id"] != home)
+    ok(bundled_cli("topic", "move", entry, str(other)))
+    ok(bundled_cli("delete", entry))
+    ok(bundled_cli("topic", "undo"))  # the move
+    ok(bundled_cli("restore-deleted", entry))
+    assert all(entry not in t["pinned"] for t in topics(bundled_cli))
     with Store.open_dir(bundled_home) as store:
         assert entry not in store.corrections().pins
