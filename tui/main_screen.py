@@ -55,6 +55,7 @@ from .model import Detail, Row, Rows, View
 from .places import nearest
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
+from .store_read import StoreRead, read_store
 from .views import (
     DEFAULT_SORT,
     RIVER_PAGE,
@@ -77,6 +78,7 @@ from .workers import (
     FEEDS,
     PREPARE,
     READ_AHEAD,
+    RELOAD,
     ROWS,
     SAVED,
 )
@@ -140,6 +142,8 @@ def writes_to_store(
         except StoreError as exc:
             self.store_failed(exc)
             return None
+        finally:
+            self._store_epoch += 1  # a reload read before this write is stale
 
     return guarded
 
@@ -196,6 +200,8 @@ class MainScreen(Screen[None]):
         self.known_entries: int | None = None
         self._toast_at = -QUIET_AFTER_TOAST
         self._feed_job: str | None = None  # "refresh", "schedule" or "subscribe", running
+        # moves on every reload and every key's write: a store read started before is stale
+        self._store_epoch = 0
         self._grouping: str | None = None  # the grouping the topic list's order was made for
         # where the view goes when the running correction ends (None: to its topic; else
         # it stays, and when its topic is gone goes to the "neighbour" in the list or the
@@ -338,6 +344,8 @@ class MainScreen(Screen[None]):
                 self.correction_failed(worker.error)
         elif worker.group == FEEDS:
             self.feeds_fetched(worker)
+        elif worker.group == RELOAD and worker.state == WorkerState.SUCCESS:
+            self.reloaded(*worker.result)  # type: ignore[misc]
         elif worker.group == SAVED and worker.state == WorkerState.SUCCESS:
             self.saved_found = worker.result  # type: ignore[assignment]
             self.show_topics(self.state.view)
@@ -420,13 +428,23 @@ class MainScreen(Screen[None]):
         """Read topics, bookmarks and read state again and show the current view, the
         cursor on entry ``keep`` (by default the entry under it). The topics keep the
         order they are listed in, unless ``resort`` or the topics were grouped anew."""
-        store = self.store
+        self._store_epoch += 1  # a reload still being read in a worker is older than this
+        self.show_store(read_store(self.store), keep, resort=resort)
+
+    def show_store(
+        self, found: StoreRead, keep: str | None, *, resort: bool = False, wait: bool = True
+    ) -> None:
+        """Show what ``found`` read of the store (the body of :meth:`reload`); ``wait``
+        False: rows not in ``found`` are read in a worker, never on the loop."""
         self.loader.forget()
-        self.topics = self.ordered_topics(resort)
-        self.unread = store.topic_unread_counts()
-        self.bookmarks = frozenset(store.bookmark_ids())
-        self.read = frozenset(store.read_ids())
-        self.read_saved_searches()
+        if found.rows is not None:
+            self.loader.cache.put(*found.rows)
+        self.topics = self.ordered_topics(resort, found.topics, found.grouping)
+        self.unread = found.unread
+        self.bookmarks = found.bookmarks
+        self.read = found.read
+        self.saved = found.saved
+        self.count_saved_searches()
         view = self.state.view
         valid = {t.id for t in self.topics}
         if view is not None and (
@@ -441,7 +459,7 @@ class MainScreen(Screen[None]):
         self.show_topics(view)
         if view is not None:
             # a search scans every entry: never on the event loop
-            wait = not view.searched
+            wait = wait and not view.searched
             self.show_view(view, keep=keep or self.entry_list.current_id, wait=wait)
         else:
             self.state.view = None
@@ -450,14 +468,11 @@ class MainScreen(Screen[None]):
             )
             self.entry_list.show_rows([])
 
-    def ordered_topics(self, resort: bool) -> list[Topic]:
-        """The store's topics in the order the topic list shows them now (the store's
-        own order, largest first, at the first read, on ``resort`` and after a new
-        grouping): counts that change while reading never move a topic."""
-        from topiclens.store.correction_log import GENERATION
-
-        fresh = self.store.visible_topics()  # sizes without the muted entries
-        grouping = self.store.get_meta(GENERATION)
+    def ordered_topics(self, resort: bool, fresh: list[Topic], grouping: str | None) -> list[Topic]:
+        """The store's topics (``fresh``, of ``grouping``) in the order the topic list
+        shows them now (the store's own order, largest first, at the first read, on
+        ``resort`` and after a new grouping): counts that change while reading never move
+        a topic."""
         if resort or grouping != self._grouping or not self.topics:
             self._grouping = grouping
             return fresh
@@ -1091,6 +1106,10 @@ class MainScreen(Screen[None]):
         """Read the saved searches (names and queries, one small query) and count their
         entries in a worker (a search each); the topic list shows them as they are known."""
         self.saved = {s.name: s.query for s in self.store.saved_searches()}
+        self.count_saved_searches()
+
+    def count_saved_searches(self) -> None:
+        """Count the entries of the saved searches in :attr:`saved`, in a worker."""
         self.saved_found = {n: ids for n, ids in self.saved_found.items() if n in self.saved}
         if self.saved:
             self.count_saved(self.loader.worker_store)
@@ -1620,15 +1639,42 @@ class MainScreen(Screen[None]):
         """The feeds' own work changed the store (not another process): read it again,
         and the feeds screen too when it is open."""
         self._version = self.store.external_changes()
-        self.known_entries = self.store.count_entries()
-        if reload:
-            self.reload()
-            self.load_detail(self.entry_list.current_id)
+        if reload:  # thousands of new rows: read in a worker, shown in reloaded()
+            self.read_store_again(
+                self.loader.worker_store, self.state.view, self.entry_list.current_id
+            )
+        else:
+            self.known_entries = self.store.count_entries()
         from .screens.feeds import FeedsScreen
 
         for screen in self.app.screen_stack:
             if isinstance(screen, FeedsScreen):
                 screen.show_feeds()
+
+    @work(thread=True, exclusive=True, group=RELOAD, exit_on_error=False)
+    def read_store_again(
+        self, store: Store, view: View | None, entry_id: str | None
+    ) -> tuple[int, StoreRead]:
+        """What a reload shows, with the rows of ``view`` and the detail of ``entry_id``,
+        read on the workers' connection; with the epoch it was read at."""
+        epoch = self._store_epoch
+        return epoch, read_store(store, view=view, entry_id=entry_id, count=True)
+
+    def reloaded(self, epoch: int, found: StoreRead) -> None:
+        """The store read again in a worker: shown in one step, unless a reload or a
+        key's write came after the read began (then it is read again)."""
+        if epoch != self._store_epoch:
+            self.read_store_again(
+                self.loader.worker_store, self.state.view, self.entry_list.current_id
+            )
+            return
+        self.known_entries = found.entries
+        self.show_store(found, None, wait=False)
+        current = self.entry_list.current_id
+        if found.detail is not None and found.detail[0] == current:
+            self.detail = found.detail[1]
+        else:
+            self.load_detail(current)
 
     @work(group=DIALOG)
     async def action_feeds(self) -> None:

@@ -11,6 +11,7 @@ READ_AHEAD = "prefetch"  # the rows of the topics next to the one shown
 BROWSER = "browser"  # a browser opening a link
 FEEDS = "feeds"  # fetching feeds: a refresh (the key's, the schedule's) or a subscription
 SAVED = "saved"  # the entries of each saved search, for their unread counts
+RELOAD = "reload"  # the store read again after a refresh, applied on the loop at once
 
 # a dialog flow: an async worker that waits for the user's answers, not background work
 DIALOG = "dialog"
