@@ -18,9 +18,12 @@ at least 1.05x on every corpus).
 Labels never reach the features: they are read from the corpus file and used to score.
 Texts that are the same (same title and summary, white space aside) are one entry in the
 store; both sides cluster the same de-duplicated list, each text scored with its first
-record's label. The ``bundled`` row is the bundled corpus against our reference labels
+record's label. After the table, each corpus's landing topic: the cohesion of the topic
+the reader opens on (the first one not mixed in the store's order) per seed, beside the
+one a size-only order would give, and the share of entries in mixed topics. The
+``bundled`` row is the bundled corpus against our reference labels
 (bench/corpora/bundled-labels.jsonl) at k = its 18 reference topics; the report after the
-table is the bundled corpus as a user gets it (automatic k).
+table is the bundled corpus as a user gets it (automatic k), once per seed.
 
     python bench/bench_quality.py [--seeds 3] [--only NAME]   # NAME "bundled": the report
 
@@ -55,12 +58,40 @@ SHARED = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Landing:
+    """One seed's topic list: the cohesion of the topic the reader opens on, under the
+    store's order and under the order of coherent-then-mixed by size alone, and the share
+    of entries in mixed topics."""
+
+    cohesion: float
+    by_size: float
+    mixed_share: float
+
+
+def landing(topics: Sequence[Any]) -> Landing:
+    """The reader's landing topic in ``topics`` (the store's order): the first one not
+    mixed (``tui.views.first_topic``), beside the one the size-only order would give."""
+    coherent = [t for t in topics if not t.mixed] or list(topics)
+    by_size = min(coherent, key=lambda t: (-t.size, t.id))
+    total = sum(t.size for t in topics)
+    return Landing(
+        coherent[0].cohesion or 0.0,
+        by_size.cohesion or 0.0,
+        sum(t.size for t in topics if t.mixed) / total,
+    )
+
+
 def product_labels(
-    fill: Callable[[Any], list[str]], k: int, seeds: Sequence[int]
+    fill: Callable[[Any], list[str]],
+    k: int,
+    seeds: Sequence[int],
+    landings: list[Landing] | None = None,
 ) -> tuple[list[list[int]], list[str]]:
     """The product's topic of each entry, once per seed, through ``cluster_store(store,
     k=k)`` (``topiclens cluster --k K``) on a fresh store that ``fill(store)`` fills
-    (returning the entry ids to score); and the texts the store gives the tokenizer."""
+    (returning the entry ids to score); and the texts the store gives the tokenizer.
+    Each seed's :class:`Landing` goes into ``landings`` when given."""
     from topiclens.clustering.pipeline import cluster_store
     from topiclens.clustering.token_cache import entry_token_ids
     from topiclens.store import Store
@@ -79,6 +110,8 @@ def product_labels(
             store = Store.open_dir(copy)
             cluster_store(store, k=k, random_state=seed)
             topic = store.assignments()
+            if landings is not None:
+                landings.append(landing(store.topics()))
             store.close()
             out.append([topic[i] for i in ids])
     return out, [texts[i] for i in ids]
@@ -234,7 +267,12 @@ def bundled(seed: int = 0) -> None:
         f"bundled: {len(ids)} entries, {k} topics, {sum(map(len, also.values()))} also rows, "
         f"cluster_store {seconds:.1f} s; NMI vs bench/corpora/bundled-labels.jsonl "
         f"{nmi(truth, prod):.3f} (baseline at k={k}: {nmi(truth, base):.3f}); "
-        f"first topic shown: {topics[0].name!r} (mixed: {topics[0].mixed})"
+        f"seed {seed}"
+    )
+    land = landing(topics)
+    print(
+        f"  the reader opens on {topics[0].name!r}, cohesion {land.cohesion:.3f} "
+        f"(by size alone: {land.by_size:.3f}); entries in mixed topics {land.mixed_share:.0%}"
     )
     for ref, anchor in NAMED.items():
         about = {r["id"] for r in rows if ref in r["about"]}
@@ -281,20 +319,22 @@ def main(argv: list[str] | None = None) -> int:
     header = f"{'corpus':<16} {'n':>5} {'k':>3}  {'product':>13}  {'baseline':>13}  ratio  time"
     print(header)
     ratios: dict[str, float] = {}
+    landed: dict[str, list[Landing]] = {}
     t_all = time.perf_counter()
     for corpus in chosen:
         t0 = time.perf_counter()
+        lands: list[Landing] = []
         if corpus.name == "bundled":
             rows = bundled_rows()
             truth = [r["topic"] for r in rows]
-            got, texts = product_labels(bundled_filler(rows), corpus.k, seeds)
+            got, texts = product_labels(bundled_filler(rows), corpus.k, seeds, lands)
         elif not corpus.path.exists():
             how = " (python bench/corpora/debian_synopses.py)" if corpus.path.parent == MADE else ""
             print(f"{corpus.name:<16} skipped: {corpus.path} not found{how}")
             continue
         else:
             records, truth = load(corpus)
-            got, texts = product_labels(records_filler(records), corpus.k, seeds)
+            got, texts = product_labels(records_filler(records), corpus.k, seeds, lands)
         prod = [nmi(truth, p) for p in got]
         base = [nmi(truth, b) for b in baseline_labels(texts, corpus.k, seeds, corpus.chinese)]
         ratio = statistics.mean(prod) / statistics.mean(base)
@@ -306,8 +346,23 @@ def main(argv: list[str] | None = None) -> int:
             f"{ratio:.2f}x {time.perf_counter() - t0:5.0f} s",
             flush=True,
         )
+        landed[corpus.name] = lands
+    print(
+        "the topic the reader opens on, its cohesion per seed (target >= 0.6): the list's "
+        "order / by size alone; share of entries in mixed topics"
+    )
+    for name, lands in landed.items():
+        print(
+            f"  {name:<16} "
+            + " ".join(f"{x.cohesion:.3f}" for x in lands)
+            + "  /  "
+            + " ".join(f"{x.by_size:.3f}" for x in lands)
+            + "   mixed "
+            + " ".join(f"{x.mixed_share:.0%}" for x in lands)
+        )
     if args.only in (None, "bundled"):
-        bundled()
+        for seed in seeds:
+            bundled(seed)
     if not ratios:
         return 2
     worst = min(ratios, key=ratios.__getitem__)

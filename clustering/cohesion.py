@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 # below this cohesion a keyword-named topic is mixed; chosen on the quality suite's
-# labelled corpora (docs/clustering.md, "Cohesion")
+# labelled corpora, worst case (bench/mixed_sweep.py; docs/clustering.md, "Cohesion")
 MIXED_BELOW = 0.4
 ANCHOR_MIN_USE = 0.6  # share of a topic's entries that must use an anchor's terms
 

@@ -203,8 +203,8 @@ class Store(DailyFacade, FeedsFacade):
     # --- topics and assignments ------------------------------------------------------
 
     def topics(self) -> list[Topic]:
-        """Every topic: the coherent ones largest first, then the mixed ones (``Topic.mixed``)
-        largest first."""
+        """Every topic: the clear ones (cohesion 0.6 or more, or unknown), the other
+        coherent ones, then the mixed ones (``Topic.mixed``), each largest first."""
         return _topics.all_topics(self)
 
     def topic(self, topic_id: int) -> Topic | None:

@@ -79,9 +79,19 @@ def _topic(row: tuple[int, str, str, int, int, str | None, float | None, int]) -
     return Topic(tid, name, words, size, bool(named), anchor, cohesion, bool(mixed))
 
 
+# the cohesion from which a topic is clear enough to be listed first (the reader opens on
+# the first topic); the same bar on every corpus (docs/clustering.md, "The topic list's order")
+CLEAR_FROM = 0.6
+# clear topics (and those whose cohesion is unknown), then the other coherent ones, then
+# the mixed ones: each group largest first
+TOPIC_ORDER = f"mixed, coalesce(cohesion, 1.0) < {CLEAR_FROM}, size DESC, id"
+
+
 def all_topics(db: Database) -> list[Topic]:
-    """Every topic: the coherent ones largest first, then the mixed ones largest first."""
-    rows = db.query(f"SELECT {TOPIC_COLUMNS} FROM topics ORDER BY mixed, size DESC, id")
+    """Every topic in the list's order: the clear ones (cohesion at least ``CLEAR_FROM``,
+    or unknown) largest first, then the other coherent ones largest first, then the mixed
+    ones largest first."""
+    rows = db.query(f"SELECT {TOPIC_COLUMNS} FROM topics ORDER BY {TOPIC_ORDER}")
     return [_topic(r) for r in rows]
 
 

@@ -384,7 +384,8 @@ class Conditional:
 
 # --- the trusted-topics view of the reader's store ----------------------------------------
 
-TRUST_COHESION = {1: 0.72, 2: 0.12, 3: 0.55, 4: 0.41, 5: None}
+# all below the clear bar (0.6) but the unmeasured one, so the list reads largest first
+TRUST_COHESION = {1: 0.58, 2: 0.12, 3: 0.55, 4: 0.41, 5: None}
 MIXED_NAME = "Mixed: moe, kernel, cuda"
 
 

@@ -57,9 +57,9 @@ def test_cohesion_and_mixed_round_trip_and_mixed_topics_come_last(store: Store):
     assert [(t.cohesion, t.mixed) for t in got] == [(0.61, False), (None, False), (0.08, True)]
     assert store.topic(1) == topics[0]
     # a re-cluster may find the topic coherent now: the mark follows the latest result
-    store.replace_topics([topics[0]._replace(mixed=False, cohesion=0.4), *topics[1:]], assigned)
+    store.replace_topics([topics[0]._replace(mixed=False, cohesion=0.7), *topics[1:]], assigned)
     assert [t.id for t in store.topics()] == [1, 2, 3]
-    assert store.topic(1).cohesion == 0.4 and not store.topic(1).mixed
+    assert store.topic(1).cohesion == 0.7 and not store.topic(1).mixed
 
 
 def test_also_rows_are_listed_in_the_readers_order_and_never_the_primary(store: Store):
