@@ -207,6 +207,9 @@ class MainScreen(Screen[None]):
         # it stays, and when its topic is gone goes to the "neighbour" in the list or the
         # topic the change "touched")
         self._stay: str | None = None
+        # the neighbouring topics' rows are read once the first frame is drawn: the
+        # worker's connection and queries would compete with drawing it
+        self._first_frame_shown = False
 
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
@@ -538,7 +541,8 @@ class MainScreen(Screen[None]):
             self.detail = None
         elif self.detail is None or self.detail.entry.id != current:
             self.load_detail(current)
-        self.loader.read_ahead(view, [t.id for t in self.topics])
+        if self._first_frame_shown:  # else first_frame_shown reads ahead
+            self.loader.read_ahead(view, [t.id for t in self.topics])
 
     def arranged(self, found: Rows, keep: str | None) -> Rows:
         """``found`` sorted and filtered for the entry list (the entry ``keep`` stays
@@ -1688,7 +1692,11 @@ class MainScreen(Screen[None]):
         """What waits for the first frame (the app calls this on Textual's Ready): the
         scan for entries that still need a topic, which would compete with drawing it."""
         gc.freeze()  # start-up's objects out of the collector's way (docs/reader.md, Speed)
+        self._first_frame_shown = True
         self.restore_scroll()
+        view = self.state.view
+        if view is not None:
+            self.loader.read_ahead(view, [t.id for t in self.topics])
         if self.cluster and self.topics and not self.preparing:
             self.count_unplaced(self.loader.worker_store)
 
