@@ -11,11 +11,10 @@ import orjson
 
 from .connection import Database
 from .deleting import set_trashed_pin
-from .schema import TOPIC_LIST_FILL
+from .schema import GENERATION, TOPIC_LIST_FILL
 from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW
 
 FitNames = Mapping[int, tuple[str, bool]]  # topic id -> the clustering's name, mixed mark
-GENERATION = "topics.generation"  # meta key: bumped by every re-cluster's replace
 CORRECTION_ROW = "topic_id, origin, name, label, terms, entries, keywords, hidden, made_at"
 
 

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from .connection import Database
 
 SCHEMA_VERSION = len(MIGRATIONS)
+# meta key: bumped by every re-cluster's replace (here, so the reader reads it without
+# importing the corrections' modules before its first frame)
+GENERATION = "topics.generation"
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> None:

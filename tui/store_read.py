@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from topiclens.store import Store, Topic
+from topiclens.store.schema import GENERATION
 
 from .details import load_detail
 from .model import Detail, Rows, View
@@ -41,8 +42,6 @@ def read_store(
     """Everything a reload shows; with ``view`` its rows too (a search's excepted: it
     scans every entry), with ``entry_id`` that entry's detail, with ``count`` the count
     of entries."""
-    from topiclens.store.correction_log import GENERATION
-
     topics = store.visible_topics()
     read = frozenset(store.read_ids())
     rows = None

@@ -1,0 +1,80 @@
+"""What the reader's start leaves for later, checked in a fresh process: the modules the
+first frame does not use are not imported by the reader's entry points nor by drawing the
+first frame, and the background reads wait for it (docs/performance.md, start-up)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# imported where they are used, never for the first frame: the clustering's libraries and
+# the feeds'
+DEFERRED = ("sklearn", "scipy", "numpy", "jieba", "httpx", "nh3")
+# the store's modules for corrections, undo and the trash: loaded on their first use
+DEFERRED_OWN = ("topiclens.store.correction_log", "topiclens.store.deleting")
+ENTRY_POINTS = ("topiclens.cli", "topiclens.store", "topiclens.tui.app")
+
+
+def loaded(code: str, env: dict[str, str] | None = None) -> list[str]:
+    """The DEFERRED modules (top-level names) and DEFERRED_OWN modules in sys.modules once
+    ``code`` has run in a fresh interpreter."""
+    code += (
+        "\nimport sys\n"
+        f"found = {{m.split('.')[0] for m in sys.modules}} & set({DEFERRED!r})\n"
+        f"print(sorted(found | (set(sys.modules) & set({DEFERRED_OWN!r}))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return eval(done.stdout.strip().splitlines()[-1])  # a printed list of names
+
+
+@pytest.mark.parametrize("module", ENTRY_POINTS)
+def test_reader_entry_point_imports_nothing_deferred(module: str):
+    assert loaded(f"import {module}") == []
+
+
+def test_first_frame_imports_nothing_deferred_and_reads_nothing_ahead(reader_store: Path):
+    # Ready is Textual's "the first frame is on the terminal"; the app's own handler runs
+    # what waits for it, so the checks run just before it
+    code = f"""
+import asyncio, sys
+from pathlib import Path
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+
+seen = {{}}
+
+class Reader(TopicLensApp):
+    def on_ready(self):
+        seen["rows"] = len(self.screen.entry_list.rows)
+        seen["worker connection"] = self.screen.loader._worker_store is not None
+        found = {{m.split(".")[0] for m in sys.modules}} & set({DEFERRED!r})
+        seen["deferred"] = sorted(found | (set(sys.modules) & set({DEFERRED_OWN!r})))
+        super().on_ready()
+
+async def main():
+    with Store({str(reader_store)!r}) as store:
+        app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
+        async with app.run_test(size=(120, 34)) as pilot:
+            await pilot.pause()
+asyncio.run(main())
+print(seen["rows"], seen["worker connection"])
+print(seen["deferred"])
+"""
+    env = {**os.environ, "TOPICLENS_HOME": str(reader_store.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    first, deferred = done.stdout.strip().splitlines()[-2:]
+    rows, worker_connection = first.split()
+    assert int(rows) > 0  # the first frame shows a topic's entries
+    # the read-ahead of the neighbouring topics (the workers' own connection) waits for Ready
+    assert worker_connection == "False"
+    assert deferred == "[]"
