@@ -21,10 +21,10 @@ import pytest
 from helpers import CliResult, ok
 from topiclens.store import Store
 
-GPU = "gpu kernel cuda warp register occupancy".split()
-DATABASE = "database index query planner btree join".split()
-NETWORK = "packet router switch latency bandwidth congestion".split()
-COOLING = "cooling fan airflow thermal heatsink coolant radiator chiller".split()
+GPU = ["gpu", "kernel", "cuda", "warp", "register", "occupancy"]
+DATABASE = ["database", "index", "query", "planner", "btree", "join"]
+NETWORK = ["packet", "router", "switch", "latency", "bandwidth", "congestion"]
+COOLING = ["cooling", "fan", "airflow", "thermal", "heatsink", "coolant", "radiator", "chiller"]
 NEW_ENTRIES = 8
 
 
