@@ -439,7 +439,5 @@ SCREEN_BINDING_IDS: frozenset[str] = frozenset(
         # saving a search, muting
         "save-search-cancel",
         "mute-cancel",
-        "mute-down",
-        "mute-up",
     }
 )

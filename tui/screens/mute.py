@@ -17,6 +17,7 @@ from topiclens.store.mute import checked
 from topiclens.text import fit_cells
 
 from ..display import literal, terminal_line
+from .choices import ChoiceList
 from .styles import DIALOG_CSS
 from .topic_name import sentence
 
@@ -26,9 +27,9 @@ SHOWN_CELLS = 300  # of a title or a source: however long the stored text, one f
 
 
 class MuteScreen(ModalScreen[MuteChoice | None]):
-    """Mute the entry's source or feed (chosen from a list, j/k or up/down, Enter), or
-    the words typed below it (the words selected on the screen, if any, to start with).
-    Escape cancels."""
+    """Mute the entry's source or feed (chosen from a list that moves as the reader's
+    lists do, Enter), or the words typed below it (the words selected on the screen, if
+    any, to start with). Escape cancels."""
 
     CSS_PATH = DIALOG_CSS
     DEFAULT_CSS = """
@@ -38,9 +39,7 @@ class MuteScreen(ModalScreen[MuteChoice | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="mute-cancel"),
-        Binding("j", "move(1)", "Down", show=False, id="mute-down"),
-        Binding("k", "move(-1)", "Up", show=False, id="mute-up"),
+        Binding("escape", "cancel", "Cancel", id="mute-cancel")
     ]
 
     def __init__(
@@ -68,7 +67,7 @@ class MuteScreen(ModalScreen[MuteChoice | None]):
             dialog.border_title = "Mute"
             yield Label(literal(self.entry_title), classes="dialog-subject")
             if self.choices:
-                yield OptionList(
+                yield ChoiceList(
                     *(Option(Content(terminal_line(label))) for label in self.labels),
                     id="mute-choices",
                 )
@@ -92,18 +91,6 @@ class MuteScreen(ModalScreen[MuteChoice | None]):
             choices.focus()
         else:
             self.query_one("#mute-words", Input).focus()
-
-    def action_move(self, step: int) -> None:
-        if not self.choices:
-            return
-        choices = self.query_one("#mute-choices", OptionList)
-        if choices.has_focus:
-            choices.action_cursor_down() if step > 0 else choices.action_cursor_up()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "move":  # j and k are letters while the words are typed
-            return not isinstance(self.focused, Input)
-        return True
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
