@@ -13,6 +13,7 @@ from topiclens import text as gate
 from topiclens.text import cell_width, fit_cells
 
 __all__ = [
+    "cut_line",
     "fit_line",
     "literal",
     "markup_literal",
@@ -44,6 +45,12 @@ def terminal_text(text: str) -> str:
     return gate.terminal_text(text[:TEXT_MAX_CHARS]) + CUT
 
 
+def cut_line(text: str, cells: int) -> str:
+    """One line of data cleaned and cut to at most ``cells`` terminal cells (ending in ``…``
+    when cut): for a dialog's subject or a toast, which are never wider than that."""
+    return fit_cells(terminal_line(text), cells)
+
+
 def literal(text: str) -> Content:
     """One line of data as Content: cleaned, and shown as written (``[/]`` stays ``[/]``)."""
     return Content(terminal_line(text))
@@ -61,5 +68,5 @@ def fit_line(text: str, width: int) -> str:
     for the same titles at the same width frame after frame."""
     if width <= 0:
         return ""
-    text = fit_cells(terminal_line(text), width)
+    text = cut_line(text, width)
     return text + " " * (width - cell_width(text))

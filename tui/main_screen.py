@@ -44,11 +44,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 from topiclens.store import Store, StoreError, StoreReplaced, Topic
-from topiclens.text import fit_cells
 
 from .commands import MAIN, bindings
 from .details import load_detail
-from .display import literal, terminal_line
+from .display import cut_line, literal, terminal_line
 from .first_start import prepare_store, start_resource_tracker
 from .links import find_browser, in_terminal, is_web_link, no_link, unsafe_link
 from .model import Detail, Row, Rows, View
@@ -884,7 +883,7 @@ class MainScreen(Screen[None]):
         problem = unsafe_link(url)
         if problem is not None:  # a terminal browser would print it as it is
             self.notify(
-                f"Not opened: {problem}: {fit_cells(shown, 60)}", severity="warning", markup=False
+                f"Not opened: {problem}: {toast_title(url)}", severity="warning", markup=False
             )
             return
         self.notify(f"Opening {shown}", timeout=3, markup=False)
@@ -937,8 +936,9 @@ class MainScreen(Screen[None]):
             return
         problem = unsafe_link(url)
         if problem is not None:  # what is pasted may reach a terminal or a shell
-            shown = fit_cells(terminal_line(url), 60)
-            self.notify(f"Not copied: {problem}: {shown}", severity="warning", markup=False)
+            self.notify(
+                f"Not copied: {problem}: {toast_title(url)}", severity="warning", markup=False
+            )
             return
         self.app.copy_to_clipboard(url)
         self.notify(f"Copied: {terminal_line(url)}", timeout=3, markup=False)
@@ -1854,4 +1854,4 @@ def failed_feeds(summary: RefreshSummary, shown: int = 5) -> str:
 
 def toast_title(text: str) -> str:
     """A title for a toast: one line, cut to a toast's width."""
-    return fit_cells(terminal_line(text), 60)
+    return cut_line(text, 60)

@@ -14,9 +14,8 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 from topiclens.store.bounds import BoundError
 from topiclens.store.mute import checked
-from topiclens.text import fit_cells
 
-from ..display import literal, terminal_line
+from ..display import cut_line, literal, terminal_line
 from .choices import ChoiceList
 from .styles import DIALOG_CSS
 from .topic_name import sentence
@@ -51,15 +50,15 @@ class MuteScreen(ModalScreen[MuteChoice | None]):
     ) -> None:
         """``title``: the entry's; ``feed``: its feed's id and name, when it has one."""
         super().__init__()
-        self.entry_title = fit_cells(terminal_line(title), SHOWN_CELLS)
+        self.entry_title = cut_line(title, SHOWN_CELLS)
         self.choices: list[MuteChoice] = []
         self.labels: list[str] = []
         if source.strip():
             self.choices.append(("source", source))
-            self.labels.append(f"Its source: {fit_cells(terminal_line(source), SHOWN_CELLS)}")
+            self.labels.append(f"Its source: {cut_line(source, SHOWN_CELLS)}")
         if feed is not None:
             self.choices.append(("feed", str(feed[0])))
-            self.labels.append(f"Its feed: {fit_cells(terminal_line(feed[1]), SHOWN_CELLS)}")
+            self.labels.append(f"Its feed: {cut_line(feed[1], SHOWN_CELLS)}")
         self.words = words
 
     def compose(self) -> ComposeResult:

@@ -12,9 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 from topiclens.store.bounds import BoundError
 from topiclens.store.saved import checked
-from topiclens.text import fit_cells
 
-from ..display import literal, terminal_line
+from ..display import cut_line, literal, terminal_line
 from .styles import DIALOG_CSS
 from .topic_name import sentence
 
@@ -42,7 +41,7 @@ class SaveSearchScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "Save search"
-            shown = fit_cells(terminal_line(self.query_text), 300)  # a query is bounded, still
+            shown = cut_line(self.query_text, 300)  # a query is bounded, still
             yield Label(literal(f"/{shown}"), classes="dialog-subject")
             yield Input(
                 terminal_line(self.query_text), placeholder="its name", id="save-search-name"
