@@ -56,11 +56,12 @@ def add_entry(store_path: Path, url: str | None, *, source: str = "Example Blog"
     return entry.id
 
 
-@pytest.fixture
-def fake_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """$BROWSER set to a script that writes its argument to a file (returned)."""
-    out = tmp_path / "opened.txt"
-    script = tmp_path / "fake-browser"
+def set_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Path:
+    """$BROWSER set to a script named ``name`` (a terminal browser's name makes webbrowser
+    treat it as one) that writes its argument to a file, whose path is returned."""
+    out = tmp_path / f"{name}-opened.txt"
+    script = tmp_path / "bin" / name
+    script.parent.mkdir(exist_ok=True)
     script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{out}"\n', encoding="utf-8")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("BROWSER", str(script))
@@ -68,6 +69,12 @@ def fake_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(webbrowser, "_tryorder", None)
     monkeypatch.setattr(webbrowser, "_browsers", {})
     return out
+
+
+@pytest.fixture
+def fake_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """$BROWSER set to a script that writes its argument to a file (returned)."""
+    return set_browser(tmp_path, monkeypatch, "fake-browser")
 
 
 # --- the link -------------------------------------------------------------------------
@@ -93,14 +100,7 @@ def test_a_terminal_browser_gets_the_terminal_while_it_runs(
     reader_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     linked = add_entry(reader_store, URL)
-    out = tmp_path / "lynx-opened.txt"
-    lynx = tmp_path / "bin" / "lynx"  # named as the terminal browser it stands for
-    lynx.parent.mkdir()
-    lynx.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{out}"\n', encoding="utf-8")
-    lynx.chmod(lynx.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("BROWSER", str(lynx))
-    monkeypatch.setattr(webbrowser, "_tryorder", None)
-    monkeypatch.setattr(webbrowser, "_browsers", {})
+    out = set_browser(tmp_path, monkeypatch, "lynx")  # named as the terminal browser it is
     seen: list[str] = []
 
     @contextmanager
@@ -128,14 +128,7 @@ def test_a_terminal_browser_without_a_terminal_runs_as_any_other(
 ):
     """Headless (Textual cannot step aside): the terminal browser still gets the link."""
     linked = add_entry(reader_store, URL)
-    out = tmp_path / "w3m-opened.txt"
-    w3m = tmp_path / "bin" / "w3m"
-    w3m.parent.mkdir()
-    w3m.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{out}"\n', encoding="utf-8")
-    w3m.chmod(w3m.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("BROWSER", str(w3m))
-    monkeypatch.setattr(webbrowser, "_tryorder", None)
-    monkeypatch.setattr(webbrowser, "_browsers", {})
+    out = set_browser(tmp_path, monkeypatch, "w3m")
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         s.jump_to_entry(linked)
