@@ -20,7 +20,8 @@ from pathlib import Path
 
 import orjson
 from topiclens.store.importer import bundled_paths
-from topiclens.store.parsers import parse_file, parse_header
+from topiclens.store.parse_text import parse_header
+from topiclens.store.parsers import parse_file
 
 _SENTENCE = re.compile(r"(?<=[。！？!?])|(?<=\.)\s+")
 _CJK_PUNCT = re.compile(r"[，。；！？、：]")

@@ -20,10 +20,6 @@ from pathlib import Path
 
 from .models import SOURCE_FORMATS, Entry, ParseResult, Problem
 from .parse_jsonl import Item, is_object, jsonl_items, parse_jsonl
-
-# (what was defined here before the text formats had a module of their own)
-from .parse_text import NOISE_WORDS as NOISE_WORDS
-from .parse_text import TITLE_FROM_CHARS as TITLE_FROM_CHARS
 from .parse_text import (
     _digest_items,
     _is_header,
@@ -32,8 +28,6 @@ from .parse_text import (
     _parse_listing,
     _unstorable,
 )
-from .parse_text import parse_header as parse_header
-from .reading import BOM as BOM  # (the byte-order mark, here since the first version)
 from .reading import (
     STDIN,
     STDIN_NAME,

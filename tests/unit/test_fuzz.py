@@ -26,7 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from topiclens.store import Store
 from topiclens.store.models import ParseResult
-from topiclens.store.parsers import BOM, NOISE_WORDS, parse_file, parse_header
+from topiclens.store.parse_text import NOISE_WORDS, parse_header
+from topiclens.store.parsers import parse_file
+from topiclens.store.reading import BOM
 
 FUZZ = settings(
     max_examples=120,
