@@ -122,7 +122,7 @@ class DailyFacade(Database):
 
     def muted_among(self, ids: list[str]) -> set[str]:
         """Which of ``ids`` a mute rule hides now."""
-        return _mute.muted_among(self, ids)
+        return _mute.muted_ids(self, ids)
 
     def muted_counts(self) -> dict[int, int]:
         """Muted primary members per topic id: a topic's size as the reader shows it is

@@ -137,24 +137,17 @@ def clause(db: Database, column: str) -> tuple[str, list[int]] | None:
     return f"({sql})", []
 
 
-def muted_ids(db: Database) -> set[str]:
-    """The ids of every entry a rule mutes now."""
+def muted_ids(db: Database, among: list[str] | None = None) -> set[str]:
+    """The ids of every entry a rule mutes now; with ``among``, only those of these ids (a
+    short list: the detail pane's similar entries)."""
     found = clause(db, "e.id")
-    if found is None:
+    if found is None or among == []:
         return set()
     sql, params = found
+    if among is not None:
+        sql = f"e.id IN ({','.join('?' * len(among))}) AND {sql}"
+        params = [*among, *params]
     return {eid for (eid,) in db.query(f"SELECT e.id FROM entries e WHERE {sql}", params)}
-
-
-def muted_among(db: Database, ids: list[str]) -> set[str]:
-    """Which of ``ids`` a rule mutes now (a short list: the detail pane's similar entries)."""
-    found = clause(db, "e.id")
-    if found is None or not ids:
-        return set()
-    sql, params = found
-    marks = ",".join("?" * len(ids))
-    query = f"SELECT e.id FROM entries e WHERE e.id IN ({marks}) AND {sql}"
-    return {eid for (eid,) in db.query(query, [*ids, *params])}
 
 
 def put(db: Database, items: list[tuple[str, str, float]]) -> int:
