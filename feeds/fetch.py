@@ -16,7 +16,6 @@ import logging
 import os
 import socket
 import ssl
-import stat
 import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from urllib.request import url2pathname
 
 import httpx
 from topiclens import __version__
+from topiclens.files import NotRegular, open_regular, read_capped
 from topiclens.text import terminal_line
 
 log = logging.getLogger(__name__)
@@ -545,44 +545,30 @@ def _read_file(requested: str, url: str, sent: Validators, limits: Limits) -> Fe
     path = url2pathname(parts.path)
     if not path:
         return _failure(requested, url, "file URL without a path", sent)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    over = f"file over {_size(limits.max_bytes)}: {path}"
     try:
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+        with open_regular(path) as (fd, info):
+            if info.st_size > limits.max_bytes:  # refused before an unchanged file's 304
+                return _failure(requested, url, over, sent)
+            validators = Validators(
+                f'"{info.st_mtime_ns:x}-{info.st_size:x}"',
+                email.utils.formatdate(info.st_mtime, usegmt=True),
+            )
+            if sent.etag == validators.etag:
+                return Fetched(requested, url, None, 304, None, {}, validators, None, None)
+            body = read_capped(fd, info, limits.max_bytes)
     except FileNotFoundError:
         return _failure(requested, url, f"no such file: {path}", sent)
     except PermissionError:
         return _failure(requested, url, f"permission denied: {path}", sent)
-    except OSError as exc:
-        return _failure(requested, url, f"cannot open {path}: {exc.strerror}", sent)
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            return _failure(requested, url, f"a directory, not a feed file: {path}", sent)
-        if not stat.S_ISREG(info.st_mode):
-            return _failure(requested, url, f"not a regular file: {path}", sent)
-        over = f"file over {_size(limits.max_bytes)}: {path}"
-        if info.st_size > limits.max_bytes:
-            return _failure(requested, url, over, sent)
-        validators = Validators(
-            f'"{info.st_mtime_ns:x}-{info.st_size:x}"',
-            email.utils.formatdate(info.st_mtime, usegmt=True),
-        )
-        if sent.etag == validators.etag:
-            return Fetched(requested, url, None, 304, None, {}, validators, None, None)
-        chunks: list[bytes] = []
-        size = 0
-        # Read to the end rather than st_size: a file growing meanwhile still meets the cap.
-        while chunk := os.read(fd, 1024 * 1024):
-            size += len(chunk)
-            if size > limits.max_bytes:
-                return _failure(requested, url, over, sent)
-            chunks.append(chunk)
+    except NotRegular as exc:
+        kind = "a directory, not a feed file" if exc.kind == "a directory" else exc.kind
+        return _failure(requested, url, f"{kind}: {path}", sent)
     except OSError as exc:
         return _failure(requested, url, f"cannot read {path}: {exc.strerror}", sent)
-    finally:
-        os.close(fd)
-    return Fetched(requested, url, None, 200, b"".join(chunks), {}, validators, None, None)
+    if body is None:
+        return _failure(requested, url, over, sent)
+    return Fetched(requested, url, None, 200, body, {}, validators, None, None)
 
 
 # --- small helpers ---------------------------------------------------------------------

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from enum import Enum
 from pathlib import Path
 
+from topiclens.files import open_regular, read_capped
 from topiclens.paths import ENV_HOME
 from topiclens.text import terminal_text
 
@@ -101,25 +101,14 @@ def read_keymap_file(path: Path) -> bytes | None:
     """The keymap file's bytes, None when there is none; OSError (its ``strerror`` says
     why) for anything but a regular file of at most MAX_KEYMAP_BYTES. Never waits: a FIFO
     is opened without blocking and refused, a device (a link to /dev/zero) is refused."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+        with open_regular(path) as (fd, info):
+            data = read_capped(fd, info, MAX_KEYMAP_BYTES)
     except FileNotFoundError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise OSError(0, kind)
-        too_large = OSError(0, f"larger than {MAX_KEYMAP_BYTES // 1024} KB")
-        if info.st_size > MAX_KEYMAP_BYTES:
-            raise too_large
-        data = os.read(fd, MAX_KEYMAP_BYTES + 1)  # a file growing meanwhile meets the cap
-        if len(data) > MAX_KEYMAP_BYTES:
-            raise too_large
-        return data
-    finally:
-        os.close(fd)
+    if data is None:
+        raise OSError(0, f"larger than {MAX_KEYMAP_BYTES // 1024} KB")
+    return data
 
 
 _OUTSIDE_STRINGS = re.compile(r"""#.*|"(?:[^"\\]|\\.)*"|'[^']*'|[^"'#]+|.""")
