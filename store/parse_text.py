@@ -51,24 +51,22 @@ def parse_header(text: str) -> tuple[str, str, str | None] | str:
     return tokens[0], " ".join(tokens[1:]), date
 
 
-def _unstorable(text: str) -> bool:
+def unstorable(text: str) -> bool:
     return "\x00" in text or has_surrogates(text)
 
 
-def _is_header(text: str) -> bool:
+def is_header(text: str) -> bool:
     return not isinstance(parse_header(text), str)
 
 
 # --- digest --------------------------------------------------------------------------
 
 
-def _parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -> ParseResult:
-    return collect(_digest_items(lines, display, origin, bad), display, "digest")
+def parse_digest(lines: list[Line], display: str, origin: str, bad: set[int]) -> ParseResult:
+    return collect(digest_items(lines, display, origin, bad), display, "digest")
 
 
-def _digest_items(
-    lines: Iterable[Line], display: str, origin: str, bad: set[int]
-) -> Iterator[Item]:
+def digest_items(lines: Iterable[Line], display: str, origin: str, bad: set[int]) -> Iterator[Item]:
     """The entries and problems of a digest, read a line at a time (three lines ahead)."""
     items = ((n, t) for n, t in lines if t.strip())
     ahead: deque[Line] = deque()
@@ -100,7 +98,7 @@ def _digest_items(
             )
             drop(1)
             fill(1)
-            while ahead and not _is_header(ahead[0][1]):
+            while ahead and not is_header(ahead[0][1]):
                 drop(1)
                 fill(1)
             continue
@@ -108,7 +106,7 @@ def _digest_items(
         body = [ahead[1], ahead[2]] if len(ahead) == 3 else list(ahead)[1:]
         # a header among the next two lines first: at the end of a file, "header, header"
         # is two incomplete entries, not one header whose summary is a header
-        offset = next((k for k, b in enumerate(body) if _is_header(b[1])), None)
+        offset = next((k for k, b in enumerate(body) if is_header(b[1])), None)
         if offset is not None:
             yield Problem(
                 display,
@@ -154,11 +152,11 @@ def _digest_items(
 # --- listing -------------------------------------------------------------------------
 
 
-def _parse_listing(lines: list[Line], display: str, origin: str, bad: set[int]) -> ParseResult:
-    return collect(_listing_items(lines, display, origin, bad), display, "listing")
+def parse_listing(lines: list[Line], display: str, origin: str, bad: set[int]) -> ParseResult:
+    return collect(listing_items(lines, display, origin, bad), display, "listing")
 
 
-def _listing_items(
+def listing_items(
     lines: Iterable[Line], display: str, origin: str, bad: set[int]
 ) -> Iterator[Item]:
     """The entries and problems of a listing, read a line at a time."""

@@ -21,12 +21,12 @@ from pathlib import Path
 from .models import SOURCE_FORMATS, Entry, ParseResult, Problem
 from .parse_jsonl import Item, is_object, jsonl_items, parse_jsonl
 from .parse_text import (
-    _digest_items,
-    _is_header,
-    _listing_items,
-    _parse_digest,
-    _parse_listing,
-    _unstorable,
+    digest_items,
+    is_header,
+    listing_items,
+    parse_digest,
+    parse_listing,
+    unstorable,
 )
 from .reading import (
     STDIN,
@@ -79,12 +79,12 @@ def choose_format(lines: Sequence[Line]) -> tuple[str, str | None]:
         return "jsonl", None
     sample = body[:90]
     candidates = sample[0::3]
-    headers = sum(1 for text in candidates if _is_header(text))
-    rhythm = _is_header(body[0]) and headers >= 0.6 * len(candidates)
+    headers = sum(1 for text in candidates if is_header(text))
+    rhythm = is_header(body[0]) and headers >= 0.6 * len(candidates)
     # a digest's summary and comment lines are not headers (the parser rejects an entry
     # whose are); when they all pass as headers too, the file is a listing of short lines
-    others = [text for k, text in enumerate(sample) if k % 3 and not _unstorable(text)]
-    plain = sum(1 for text in others if not _is_header(text))
+    others = [text for k, text in enumerate(sample) if k % 3 and not unstorable(text)]
+    plain = sum(1 for text in others if not is_header(text))
     if rhythm and plain >= 0.5 * len(others):
         return "digest", None
     if _digest_share(lines) >= 0.8:
@@ -105,21 +105,21 @@ def _digest_share(lines: Sequence[Line], sample: int = 300) -> float:
     entries."""
     body = [line for line in lines if line[1].strip()][:sample]
     head = list(lines[: body[-1][0]])  # whole lines up to the last sampled: numbers hold
-    bad = {number for number, text in head if _unstorable(text)}
-    return 3 * len(_parse_digest(head, "", "", bad).entries) / len(body)
+    bad = {number for number, text in head if unstorable(text)}
+    return 3 * len(parse_digest(head, "", "", bad).entries) / len(body)
 
 
 Parser = Callable[[list[Line], str, str, set[int]], ParseResult]
 PARSERS: dict[str, Parser] = {
-    "digest": _parse_digest,
-    "listing": _parse_listing,
+    "digest": parse_digest,
+    "listing": parse_listing,
     "jsonl": parse_jsonl,
 }
 # the same, a line at a time: what a file of any size is read with
 ItemParser = Callable[[Iterable[Line], str, str, set[int]], Iterator[Item]]
 ITEM_PARSERS: dict[str, ItemParser] = {
-    "digest": _digest_items,
-    "listing": _listing_items,
+    "digest": digest_items,
+    "listing": listing_items,
     "jsonl": jsonl_items,
 }
 
@@ -193,7 +193,7 @@ def parse_source(
 
     def marked(lines: Iterable[Line]) -> Iterator[Line]:
         for number, text in lines:
-            if _unstorable(text):
+            if unstorable(text):
                 bad.add(number)  # before the parser sees the line
             yield number, text
 
