@@ -15,8 +15,8 @@ from topiclens.clustering.corrections import split_terms
 from topiclens.store.bounds import BoundError, check_name
 
 from ..display import literal, terminal_line
+from .line_dialog import sentence
 from .styles import DIALOG_CSS
-from .topic_name import sentence
 
 
 class TopicTermsScreen(ModalScreen[tuple[str, list[str]] | None]):
