@@ -18,6 +18,7 @@ from .commands import BY_ID, MAIN, bindings
 from .display import markup_literal, terminal_line
 from .keymap import keymap_path, load_keymap, normal_key
 from .main_screen import MainScreen
+from .textual_compat import set_first_theme
 from .theme import DEFAULT, THEME_KEY, THEMES, other_theme
 
 
@@ -45,7 +46,7 @@ class TopicLensApp(App[None]):
             self.register_theme(t)
         # the one asked for, else the one chosen last, else ours (an unknown name: ours)
         chosen = theme or store.get_meta(THEME_KEY) or DEFAULT
-        self.theme = chosen if chosen in self.available_themes else DEFAULT
+        set_first_theme(self, chosen if chosen in self.available_themes else DEFAULT)
         self.store = store
         self.keymap_file = keymap_file if keymap_file is not None else keymap_path()
         self.cluster = cluster

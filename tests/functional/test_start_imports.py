@@ -1,9 +1,11 @@
 """What the reader's start leaves for later, checked in a fresh process: the modules the
 first frame does not use are not imported by the reader's entry points nor by drawing the
-first frame, and the background reads wait for it (docs/performance.md, start-up)."""
+first frame, the background reads wait for it, and nothing is parsed twice for it
+(docs/performance.md, start-up)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -78,3 +80,39 @@ print(seen["deferred"])
     # the read-ahead of the neighbouring topics (the workers' own connection) waits for Ready
     assert worker_connection == "False"
     assert deferred == "[]"
+
+
+def test_first_frame_parses_the_stylesheets_once(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a second parse (Textual's refresh of the CSS after a change of theme) costs ~5%
+    # of a start; the remembered theme is set before anything is parsed
+    from textual.css.stylesheet import Stylesheet
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+    from topiclens.tui.theme import LIGHT, THEME_KEY
+
+    reparsed: list[str] = []
+    reparse = Stylesheet.reparse
+
+    def counted(self: Stylesheet) -> None:
+        reparsed.append("reparse")
+        reparse(self)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    seen: list[tuple[int, str]] = []
+
+    class Reader(TopicLensApp):
+        def on_ready(self) -> None:
+            seen.append((len(reparsed), self.theme))
+            super().on_ready()
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            store.set_meta(THEME_KEY, LIGHT)  # a theme that is not Textual's default
+            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
+            async with app.run_test(size=(120, 34)) as pilot:
+                await pilot.pause()
+
+    asyncio.run(run())
+    assert seen == [(0, LIGHT)]
