@@ -13,11 +13,16 @@ from pathlib import Path
 
 import pytest
 
-# imported where they are used, never for the first frame: the clustering's libraries and
-# the feeds'
-DEFERRED = ("sklearn", "scipy", "numpy", "jieba", "httpx", "nh3")
-# the store's modules for corrections, undo and the trash: loaded on their first use
-DEFERRED_OWN = ("topiclens.store.correction_log", "topiclens.store.deleting")
+# imported where they are used, never for the first frame: the clustering's libraries, the
+# feeds', and the hashes that make ids
+DEFERRED = ("sklearn", "scipy", "numpy", "jieba", "httpx", "nh3", "hashlib")
+# the store's modules for corrections, undo, the trash and feeds: loaded on their first use
+DEFERRED_OWN = (
+    "topiclens.store.correction_log",
+    "topiclens.store.deleting",
+    "topiclens.store.feeds",
+    "topiclens.store.feed_entries",
+)
 ENTRY_POINTS = ("topiclens.cli", "topiclens.store", "topiclens.tui.app")
 
 
