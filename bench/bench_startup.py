@@ -7,6 +7,10 @@ ratio to the empty app. Stores are built once under bench/out/ (gitignored):
 
     python bench/bench_startup.py                 # empty app, first start, bundled corpus
     python bench/bench_startup.py --store100k bench/out/store100k   # and 100,000 entries
+    python bench/bench_startup.py --compare ../main/.venv/bin/python  # and another checkout's
+
+``--compare`` times the reader of the checkout that interpreter runs (its virtual
+environment's python) in the same run, interleaved, for a before/after on a busy machine.
 
 The 100k store comes from the clustering issue's generator:
     python bench/gen_corpus.py --n 100000 --format jsonl -o bench/out/100k.jsonl
@@ -71,12 +75,14 @@ else:
 """
 
 
-def start_once(mode: str, store_dir: Path | None) -> tuple[float, float]:
+def start_once(
+    mode: str, store_dir: Path | None, python: str = sys.executable
+) -> tuple[float, float]:
     """Seconds from spawning the process to its first frame, and the CPU seconds the
     process used until then (less sensitive to other work on the machine)."""
     with tempfile.TemporaryDirectory() as tmp:
         marker = Path(tmp) / "ready"
-        args = [sys.executable, "-c", RUNNER, mode, str(marker)]
+        args = [python, "-c", RUNNER, mode, str(marker)]
         if store_dir is not None:
             args.append(str(store_dir))
         leader, follower = pty.openpty()
@@ -135,39 +141,48 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="starts of each app (default 7)")
     parser.add_argument("--store100k", type=Path, help="a store with 100,000 entries and topics")
+    parser.add_argument(
+        "--compare", metavar="PYTHON", help="also time the reader of the checkout PYTHON runs"
+    )
     args = parser.parse_args()
 
     bundled = bundled_store()
-    cases: list[tuple[str, str, Path | None]] = [
-        ("empty Textual app", "empty", None),
-        ("reader, bundled corpus", "reader", bundled),
-        ("reader, first start (empty store)", "first", None),
+    here = sys.executable
+    cases: list[tuple[str, str, Path | None, str]] = [
+        ("empty Textual app", "empty", None, here),
+        ("reader, bundled corpus", "reader", bundled, here),
+        ("reader, first start (empty store)", "first", None, here),
     ]
     if args.store100k is not None:
-        cases.append(("reader, 100,000 entries", "reader", args.store100k))
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in cases}
+        cases.append(("reader, 100,000 entries", "reader", args.store100k, here))
+    if args.compare is not None:
+        cases.append(("compared: bundled corpus", "reader", bundled, args.compare))
+        if args.store100k is not None:
+            cases.append(("compared: 100,000 entries", "reader", args.store100k, args.compare))
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _, _ in cases}
+    load_before = os.getloadavg()[0]
     # warm the file cache and compile every module once (not timed)
-    for _name, mode, store in cases:
+    for _name, mode, store, python in cases:
         if mode != "first":
-            start_once(mode, store)
+            start_once(mode, store, python)
     for _ in range(args.runs):
-        for name, mode, store in cases:
+        for name, mode, store, python in cases:
             if mode == "first":
                 fresh = Path(tempfile.mkdtemp(prefix="topiclens-first-"))
                 try:
-                    times[name].append(start_once(mode, fresh))
+                    times[name].append(start_once(mode, fresh, python))
                 finally:
                     shutil.rmtree(fresh, ignore_errors=True)
             else:
-                times[name].append(start_once(mode, store))
+                times[name].append(start_once(mode, store, python))
     base_wall = statistics.median(w for w, _ in times["empty Textual app"])
     base_cpu = statistics.median(c for _, c in times["empty Textual app"])
-    load = os.getloadavg()[0]
+    load = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
     print(
         f"first frame, median of {args.runs} starts each, {SIZE[0]}x{SIZE[1]} pty "
-        f"(load average {load:.1f}); wall from spawn, CPU of the process until then:"
+        f"(load average {load}); wall from spawn, CPU of the process until then:"
     )
-    for name, _, _ in cases:
+    for name, _, _, _ in cases:
         walls = [w for w, _ in times[name]]
         wall = statistics.median(walls)
         cpu = statistics.median(c for _, c in times[name])
