@@ -6,6 +6,7 @@ first frame, the background reads wait for it, and nothing is parsed twice for i
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import subprocess
 import sys
@@ -121,3 +122,31 @@ def test_first_frame_parses_the_stylesheets_once(
 
     asyncio.run(run())
     assert seen == [(0, LIGHT)]
+
+
+def test_no_garbage_collection_before_the_first_frame(reader_store: Path) -> None:
+    # what the start allocates lives as long as the app: collections would only walk it
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+
+    seen: list[tuple[str, bool]] = []
+
+    class Reader(TopicLensApp):
+        def on_mount(self) -> None:
+            seen.append(("mounted", gc.isenabled()))
+            super().on_mount()
+
+        def on_ready(self) -> None:
+            seen.append(("first frame", gc.isenabled()))
+            super().on_ready()
+            seen.append(("after it", gc.isenabled()))
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
+            async with app.run_test(size=(120, 34)) as pilot:
+                await pilot.pause()
+
+    asyncio.run(run())
+    assert seen == [("mounted", False), ("first frame", False), ("after it", True)]
+    assert gc.isenabled()
