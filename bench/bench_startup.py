@@ -12,6 +12,9 @@ ratio to the empty app. Stores are built once under bench/out/ (gitignored):
 ``--compare`` times the reader of the checkout that interpreter runs (its virtual
 environment's python) in the same run, interleaved, for a before/after on a busy machine.
 
+The reader's process starts as ``topiclens`` does (``cli/commands.py``, ``cmd_read``): the
+garbage collector off from its imports to its first frame.
+
 The 100k store comes from the clustering issue's generator:
     python bench/gen_corpus.py --n 100000 --format jsonl -o bench/out/100k.jsonl
     topiclens --data-dir bench/out/store100k import bench/out/100k.jsonl
@@ -54,6 +57,9 @@ if mode == "empty":
 
     Empty().run()
 else:
+    import gc
+
+    gc.disable()  # as `topiclens` does before its imports (cli/commands.py, cmd_read)
     from pathlib import Path
     from topiclens.store import Store
     from topiclens.tui.app import TopicLensApp

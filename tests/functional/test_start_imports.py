@@ -150,3 +150,18 @@ def test_no_garbage_collection_before_the_first_frame(reader_store: Path) -> Non
     asyncio.run(run())
     assert seen == [("mounted", False), ("first frame", False), ("after it", True)]
     assert gc.isenabled()
+
+
+def test_command_starts_the_reader_without_garbage_collection(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # off from the imports to the first frame (which the app turns it back on at), and on
+    # again however the reader ended
+    from topiclens.cli import main
+    from topiclens.tui.app import TopicLensApp
+
+    seen: list[bool] = []
+    monkeypatch.setattr(TopicLensApp, "run", lambda app: seen.append(gc.isenabled()))
+    assert main(["--data-dir", str(data_dir)]) == 0
+    assert seen == [False]
+    assert gc.isenabled()
