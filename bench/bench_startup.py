@@ -7,6 +7,14 @@ ratio to the empty app. Stores are built once under bench/out/ (gitignored):
 
     python bench/bench_startup.py                 # empty app, first start, bundled corpus
     python bench/bench_startup.py --store100k bench/out/store100k   # and 100,000 entries
+    python bench/bench_startup.py --compare ../main    # and another checkout's reader
+
+``--compare`` times the reader of another checkout (run by its ``.venv/bin/python``, started
+as that checkout's own bench starts it) in the same run, interleaved, for a before/after
+on a busy machine.
+
+The reader's process starts as ``topiclens`` does (``cli/commands.py``, ``cmd_read``): the
+garbage collector off from its imports to its first frame.
 
 The 100k store comes from the clustering issue's generator:
     python bench/gen_corpus.py --n 100000 --format jsonl -o bench/out/100k.jsonl
@@ -17,6 +25,7 @@ The 100k store comes from the clustering issue's generator:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import pty
 import select
@@ -50,6 +59,9 @@ if mode == "empty":
 
     Empty().run()
 else:
+    import gc
+
+    gc.disable()  # as `topiclens` does before its imports (cli/commands.py, cmd_read)
     from pathlib import Path
     from topiclens.store import Store
     from topiclens.tui.app import TopicLensApp
@@ -71,12 +83,14 @@ else:
 """
 
 
-def start_once(mode: str, store_dir: Path | None) -> tuple[float, float]:
+def start_once(
+    mode: str, store_dir: Path | None, python: str = sys.executable, runner: str = RUNNER
+) -> tuple[float, float]:
     """Seconds from spawning the process to its first frame, and the CPU seconds the
     process used until then (less sensitive to other work on the machine)."""
     with tempfile.TemporaryDirectory() as tmp:
         marker = Path(tmp) / "ready"
-        args = [sys.executable, "-c", RUNNER, mode, str(marker)]
+        args = [python, "-c", runner, mode, str(marker)]
         if store_dir is not None:
             args.append(str(store_dir))
         leader, follower = pty.openpty()
@@ -131,43 +145,64 @@ def bundled_store() -> Path:
     return path
 
 
+def runner_of(checkout: Path) -> str:
+    """The RUNNER of ``checkout``'s own copy of this bench: its reader started its way."""
+    spec = importlib.util.spec_from_file_location(
+        "compared_bench_startup", checkout / "bench" / "bench_startup.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.RUNNER)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="starts of each app (default 7)")
     parser.add_argument("--store100k", type=Path, help="a store with 100,000 entries and topics")
+    parser.add_argument(
+        "--compare", type=Path, metavar="CHECKOUT", help="also time another checkout's reader"
+    )
     args = parser.parse_args()
 
     bundled = bundled_store()
-    cases: list[tuple[str, str, Path | None]] = [
-        ("empty Textual app", "empty", None),
-        ("reader, bundled corpus", "reader", bundled),
-        ("reader, first start (empty store)", "first", None),
+    here = (sys.executable, RUNNER)
+    cases: list[tuple[str, str, Path | None, tuple[str, str]]] = [
+        ("empty Textual app", "empty", None, here),
+        ("reader, bundled corpus", "reader", bundled, here),
+        ("reader, first start (empty store)", "first", None, here),
     ]
     if args.store100k is not None:
-        cases.append(("reader, 100,000 entries", "reader", args.store100k))
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in cases}
+        cases.append(("reader, 100,000 entries", "reader", args.store100k, here))
+    if args.compare is not None:
+        other = (str(args.compare / ".venv" / "bin" / "python"), runner_of(args.compare))
+        cases.append(("compared: bundled corpus", "reader", bundled, other))
+        if args.store100k is not None:
+            cases.append(("compared: 100,000 entries", "reader", args.store100k, other))
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _, _ in cases}
+    load_before = os.getloadavg()[0]
     # warm the file cache and compile every module once (not timed)
-    for _name, mode, store in cases:
+    for _name, mode, store, (python, runner) in cases:
         if mode != "first":
-            start_once(mode, store)
+            start_once(mode, store, python, runner)
     for _ in range(args.runs):
-        for name, mode, store in cases:
+        for name, mode, store, (python, runner) in cases:
             if mode == "first":
                 fresh = Path(tempfile.mkdtemp(prefix="topiclens-first-"))
                 try:
-                    times[name].append(start_once(mode, fresh))
+                    times[name].append(start_once(mode, fresh, python, runner))
                 finally:
                     shutil.rmtree(fresh, ignore_errors=True)
             else:
-                times[name].append(start_once(mode, store))
+                times[name].append(start_once(mode, store, python, runner))
     base_wall = statistics.median(w for w, _ in times["empty Textual app"])
     base_cpu = statistics.median(c for _, c in times["empty Textual app"])
-    load = os.getloadavg()[0]
+    load = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
     print(
         f"first frame, median of {args.runs} starts each, {SIZE[0]}x{SIZE[1]} pty "
-        f"(load average {load:.1f}); wall from spawn, CPU of the process until then:"
+        f"(load average {load}); wall from spawn, CPU of the process until then:"
     )
-    for name, _, _ in cases:
+    for name, _, _, _ in cases:
         walls = [w for w, _ in times[name]]
         wall = statistics.median(walls)
         cpu = statistics.median(c for _, c in times[name])

@@ -8,6 +8,7 @@ the data passes :func:`~topiclens.text.terminal_line` before it is printed.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -50,12 +51,19 @@ def cmd_read(args: argparse.Namespace) -> int:
     """Open the reader. On a first start it shows at once and imports and groups the
     bundled corpus in a worker, with a progress bar. Exits non-zero if the reader
     crashed (Textual sets the return code to 1 on an unhandled exception)."""
-    from ..tui.app import TopicLensApp
+    # No garbage collection from Textual's import to the reader's first frame (the app
+    # turns it back on then): what they allocate lives as long as the reader, and the
+    # collections would only walk it (~20 ms of the start).
+    gc.disable()
+    try:
+        from ..tui.app import TopicLensApp
 
-    with open_store(args) as store:
-        theme = f"topiclens-{args.theme}" if args.theme else None
-        app = TopicLensApp(store, theme=theme)
-        app.run()
+        with open_store(args) as store:
+            theme = f"topiclens-{args.theme}" if args.theme else None
+            app = TopicLensApp(store, theme=theme)
+            app.run()
+    finally:
+        gc.enable()
     return app.return_code or 0
 
 

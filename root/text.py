@@ -15,12 +15,14 @@ from rich.cells import cell_len, get_character_cell_size, split_graphemes
 # What counts as a Chinese character everywhere in topiclens (CJK unified ideographs,
 # extension A, compatibility ideographs); jieba's own narrower range stays in tokenize.py.
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAN_ONLY = re.compile(f"[{HAN}]+")
+# compiled on first use by re's cache: the clustering asks, the reader's start does not
+# (a range this wide takes ~1 ms to compile)
+_HAN_ONLY = f"[{HAN}]+"
 
 
 def is_han(text: str) -> bool:
     """Whether every character of ``text`` is a Chinese character (see ``HAN``)."""
-    return bool(text) and _HAN_ONLY.fullmatch(text) is not None
+    return bool(text) and re.fullmatch(_HAN_ONLY, text) is not None
 
 
 # --- terminal cells ----------------------------------------------------------------------

@@ -209,9 +209,7 @@ def replace(
             )
         conn.executemany(INSERT_ASSIGNMENT, _assignment_rows(assigned, near))
         # an entry deleted while the clustering ran (the checks are off): no row of it stays
-        orphans = conn.execute(
-            "DELETE FROM topic_assignments WHERE entry_id NOT IN (SELECT id FROM entries)"
-        ).rowcount
+        conn.execute("DELETE FROM topic_assignments WHERE entry_id NOT IN (SELECT id FROM entries)")
         conn.execute("DELETE FROM topic_list")
         conn.execute(TOPIC_LIST_FILL)
         if also:
@@ -226,11 +224,12 @@ def replace(
             conn.execute("DELETE FROM topic_also WHERE entry_id NOT IN (SELECT id FROM entries)")
             conn.execute(ALSO_LIST_FILL)
             conn.execute(trigger)
-        if orphans:
-            conn.execute(
-                "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
-                "WHERE a.topic_id = topics.id)"
-            )
+        # each topic's size counted from its rows, whatever the caller said: the reader's
+        # unread counts are the sizes less the entries read
+        conn.execute(
+            "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
+            "WHERE a.topic_id = topics.id)"
+        )
         if model is not None:
             put_model(conn, *model)
         # undo of a correction made before this restores no assignment it replaced

@@ -1,8 +1,9 @@
-"""The one private piece of Textual the reader uses, kept here so an upgrade has one place
-to check."""
+"""The private pieces of Textual the reader uses, kept here so an upgrade has one place to
+check."""
 
 from __future__ import annotations
 
+from textual.app import App
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 
@@ -18,3 +19,20 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         view.set_reactive(ScrollView.virtual_size, size)
         view._scroll_update(size)  # private: sizes the scrollbars, which a reflow would do
         view.refresh()
+
+
+def set_first_theme(app: App[object], name: str) -> None:
+    """Give an app that is not running yet its first theme, as ``App.__init__`` gives the
+    default one.
+
+    Setting ``App.theme`` runs its watcher, which queues a refresh of the CSS: once the
+    screen is composed every stylesheet is parsed again, from an empty cache, and every
+    widget styled again, about 5% of the reader's start. Before the app runs
+    nothing is parsed or styled yet, so the theme's variables and classes are all it needs."""
+    app.set_reactive(App.theme, name)
+    dark = app.current_theme.dark
+    app.set_class(dark, "-dark-mode", update=False)
+    app.set_class(not dark, "-light-mode", update=False)
+    app.set_class(True, f"-theme-{name}", update=False)
+    app.stylesheet.set_variables(app.get_css_variables())
+    app._refresh_truecolor_filter(app.ansi_theme)  # private: ANSI colours as the theme maps them

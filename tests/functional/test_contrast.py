@@ -112,6 +112,32 @@ def test_theme_asked_for_is_used_not_remembered(reader_store: Path) -> None:
         assert TopicLensApp(store, keymap_file=KEYMAP, cluster=False).theme == theme.DEFAULT
 
 
+async def _drawn(data_dir: Path, start: str, switch_to: str | None = None) -> tuple[str, list[str]]:
+    """The reader's screen and the app's classes, started in ``start`` and then, if
+    given, switched to ``switch_to`` as the theme key does."""
+    with Store.open_dir(data_dir) as store:
+        app = TopicLensApp(store, keymap_file=KEYMAP, cluster=False, theme=start)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            if switch_to is not None:
+                app.theme = switch_to
+                await pilot.pause()
+            return app.export_screenshot(), sorted(app.classes)
+
+
+@pytest.mark.parametrize(("start", "other"), [(theme.LIGHT, theme.DARK), (theme.DARK, theme.LIGHT)])
+def test_started_in_a_theme_looks_as_switched_to_it(
+    reader_store: Path, start: str, other: str
+) -> None:
+    # the first theme is set without Textual's theme watcher (it would parse the CSS twice)
+    data_dir = reader_store.parent
+    started = asyncio.run(_drawn(data_dir, start))
+    switched = asyncio.run(_drawn(data_dir, other, switch_to=start))
+    assert started[1] == switched[1]
+    assert f"-theme-{start}" in started[1]
+    assert started[0] == switched[0]
+
+
 def test_command_line_themes_are_the_readers(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

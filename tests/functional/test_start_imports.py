@@ -1,9 +1,12 @@
 """What the reader's start leaves for later, checked in a fresh process: the modules the
 first frame does not use are not imported by the reader's entry points nor by drawing the
-first frame, and the background reads wait for it (docs/performance.md, start-up)."""
+first frame, the background reads wait for it, and nothing is parsed twice for it
+(docs/performance.md, start-up)."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import os
 import subprocess
 import sys
@@ -11,11 +14,16 @@ from pathlib import Path
 
 import pytest
 
-# imported where they are used, never for the first frame: the clustering's libraries and
-# the feeds'
-DEFERRED = ("sklearn", "scipy", "numpy", "jieba", "httpx", "nh3")
-# the store's modules for corrections, undo and the trash: loaded on their first use
-DEFERRED_OWN = ("topiclens.store.correction_log", "topiclens.store.deleting")
+# imported where they are used, never for the first frame: the clustering's libraries, the
+# feeds', and the hashes that make ids
+DEFERRED = ("sklearn", "scipy", "numpy", "jieba", "httpx", "nh3", "hashlib")
+# the store's modules for corrections, undo, the trash and feeds: loaded on their first use
+DEFERRED_OWN = (
+    "topiclens.store.correction_log",
+    "topiclens.store.deleting",
+    "topiclens.store.feeds",
+    "topiclens.store.feed_entries",
+)
 ENTRY_POINTS = ("topiclens.cli", "topiclens.store", "topiclens.tui.app")
 
 
@@ -78,3 +86,82 @@ print(seen["deferred"])
     # the read-ahead of the neighbouring topics (the workers' own connection) waits for Ready
     assert worker_connection == "False"
     assert deferred == "[]"
+
+
+def test_first_frame_parses_the_stylesheets_once(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a second parse (Textual's refresh of the CSS after a change of theme) costs ~5%
+    # of a start; the remembered theme is set before anything is parsed
+    from textual.css.stylesheet import Stylesheet
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+    from topiclens.tui.theme import LIGHT, THEME_KEY
+
+    reparsed: list[str] = []
+    reparse = Stylesheet.reparse
+
+    def counted(self: Stylesheet) -> None:
+        reparsed.append("reparse")
+        reparse(self)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    seen: list[tuple[int, str]] = []
+
+    class Reader(TopicLensApp):
+        def on_ready(self) -> None:
+            seen.append((len(reparsed), self.theme))
+            super().on_ready()
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            store.set_meta(THEME_KEY, LIGHT)  # a theme that is not Textual's default
+            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
+            async with app.run_test(size=(120, 34)) as pilot:
+                await pilot.pause()
+
+    asyncio.run(run())
+    assert seen == [(0, LIGHT)]
+
+
+def test_no_garbage_collection_before_the_first_frame(reader_store: Path) -> None:
+    # what the start allocates lives as long as the app: collections would only walk it
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+
+    seen: list[tuple[str, bool]] = []
+
+    class Reader(TopicLensApp):
+        def on_mount(self) -> None:
+            seen.append(("mounted", gc.isenabled()))
+            super().on_mount()
+
+        def on_ready(self) -> None:
+            seen.append(("first frame", gc.isenabled()))
+            super().on_ready()
+            seen.append(("after it", gc.isenabled()))
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
+            async with app.run_test(size=(120, 34)) as pilot:
+                await pilot.pause()
+
+    asyncio.run(run())
+    assert seen == [("mounted", False), ("first frame", False), ("after it", True)]
+    assert gc.isenabled()
+
+
+def test_command_starts_the_reader_without_garbage_collection(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # off from the imports to the first frame (which the app turns it back on at), and on
+    # again however the reader ended
+    from topiclens.cli import main
+    from topiclens.tui.app import TopicLensApp
+
+    seen: list[bool] = []
+    monkeypatch.setattr(TopicLensApp, "run", lambda app: seen.append(gc.isenabled()))
+    assert main(["--data-dir", str(data_dir)]) == 0
+    assert seen == [False]
+    assert gc.isenabled()

@@ -121,6 +121,21 @@ def test_replace_topics_keeps_user_names(store: Store):
     assert [t.id for t in store.topics()] == [2]
 
 
+def test_topic_sizes_and_unread_counts_are_the_members_whatever_the_caller_says(store: Store):
+    # the unread counts are the sizes less the entries read: a size must be its count
+    from topiclens.store import Topic
+
+    ids = [e.id for e in store.entries()]
+    a, b = ids[:50], ids[50:]
+    topics = [Topic(1, "KV cache", [("kv", 1.0)], 7), Topic(2, "MoE", [("moe", 1.0)], 999)]
+    store.replace_topics(topics, {i: (1, 0.5, []) for i in a} | {i: (2, 0.5, []) for i in b})
+    assert {t.id: t.size for t in store.topics()} == {1: len(a), 2: len(b)}
+    store.set_read_many(a[:10])
+    assert store.topic_unread_counts() == {1: len(a) - 10, 2: len(b)}
+    store.set_read_many(a)
+    assert store.topic_unread_counts() == {2: len(b)}
+
+
 def test_external_changes_counter(store: Store, tmp_path: Path):
     before = store.external_changes()
     with Store(store.path) as other:
