@@ -31,6 +31,7 @@ from key_timing import key_to_frame as timed
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.model import View
 
 TARGET_MS = 50.0
 
@@ -85,6 +86,14 @@ async def run(store_dir: Path, moves: int) -> None:
                 f"{topics[0].size:,} entries, smallest {topics[-1].size:,}"
             )
             first_ids = {t.id: store.topic_rows(t.id)[0][0] for t in topics}
+            # the walk starts on the first topic, whatever place the store's last reader
+            # left (it opens where that one was)
+            start = View("topic", topics[0].id)
+            screen.topic_list.select_view(start)
+            screen.show_view(start, wait=True)
+            screen.topic_list.focus()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
 
             def showing(index: int) -> Callable[[], bool]:
                 tid = topics[index].id

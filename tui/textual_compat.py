@@ -1,10 +1,15 @@
-"""The one private piece of Textual the reader uses, kept here so an upgrade has one place
+"""The private pieces of Textual the reader uses, kept here so an upgrade has one place
 to check."""
 
 from __future__ import annotations
 
-from textual.geometry import Size
+from collections.abc import Iterator
+
+from textual._compositor import Compositor
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
 
 
 def set_virtual_size(view: ScrollView, size: Size) -> None:
@@ -18,3 +23,59 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         view.set_reactive(ScrollView.virtual_size, size)
         view._scroll_update(size)  # private: sizes the scrollbars, which a reflow would do
         view.refresh()
+
+
+class CroppedCompositor(Compositor):
+    """Textual's compositor, drawing a partial update from the widgets it touches only.
+
+    Textual's own asks every widget on the screen for its lines on every frame (it tests
+    each widget's clip, which is the whole screen, against the changed region), so a
+    cursor move in the entry list also went through the topic list, the footer and the
+    screen's background, and cut their lines into the frame's chops. Here a widget is
+    asked only when it lies in the changed rows and columns, and only for those rows. What
+    reaches the terminal is the same: the update writes the changed regions alone, and a
+    widget outside them has no cell in them."""
+
+    def _get_renders(
+        self, crop: Region | None = None
+    ) -> Iterator[tuple[Region, Region, list[Strip]]]:  # private: called by _render_chops
+        if not crop:
+            yield from super()._get_renders(crop)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            # the changed rows only: the chops are cut across each row, so the columns stay
+            rows = clip.intersection(Region(clip.x, crop.y, clip.width, crop.height))
+            shown = region.intersection(rows)
+            if not crop.overlaps(shown):
+                continue
+            lines = widget.render_lines(shown.translate((-region.x, -region.y)))
+            yield region, rows, lines
+
+
+class StyleStamp:
+    """Tells whether a widget's styles were applied since it was last asked, so what a
+    widget works out from them (its line styles) is kept between frames.
+
+    Textual applies a widget's CSS again on a focus, a class, a theme or any restyle of an
+    ancestor, and each time makes the widget new component styles (private:
+    ``_component_styles``); its own rules replaced call ``notify_style_update``, which the
+    widget passes on to :meth:`forget`. A scroll or a repaint applies nothing."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[object, ...] | None = None
+
+    def forget(self) -> None:
+        self._seen = None
+
+    def changed(self, widget: Widget) -> bool:
+        """True the first time and whenever ``widget``'s styles were applied anew."""
+        applied = tuple(widget._component_styles.values())
+        seen = self._seen
+        if (
+            seen is not None
+            and len(seen) == len(applied)
+            and all(a is b for a, b in zip(seen, applied, strict=True))
+        ):
+            return False
+        self._seen = applied  # (held: their ids are never reused while compared)
+        return True

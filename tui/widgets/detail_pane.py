@@ -16,7 +16,7 @@ from textual.strip import Strip
 from ..commands import FIRST, LAST, NAVIGATION, bindings
 from ..display import terminal_line, terminal_text
 from ..model import Detail
-from ..textual_compat import set_virtual_size
+from ..textual_compat import StyleStamp, set_virtual_size
 from ..wrap import wrap_cells
 from .entry_list import BOOKMARK_MARK, UNREAD_MARK, matched_segments
 
@@ -163,6 +163,8 @@ class DetailPane(ScrollView, can_focus=True):
         self._wrapped_at = 0  # the width the lines were wrapped at (0: not yet)
         self._laid_out = 0  # the paragraphs wrapped into _lines so far
         self._styles: dict[str, Style] = {}
+        self._stamp = StyleStamp()  # _styles are kept until the styles are applied anew
+        self._match = Style()  # what a search matched is drawn in this style
         self._highlight: re.Pattern[str] | None = None  # what a search matched
 
     def action_cursor_up(self) -> None:
@@ -241,12 +243,19 @@ class DetailPane(ScrollView, can_focus=True):
         self._wrap_to_layout()
         if self.more_to_lay_out and self.scroll_y + 3 * self.size.height >= len(self._lines):
             self.lay_out()  # two screens ahead of the reader, the next piece
-        base = self.rich_style
-        get = self.get_component_rich_style
-        self._styles = {"": base} | {
-            name: base + get(f"detail--{name}") for name in ("title", "muted", "accent", "heading")
-        }
+        if self._stamp.changed(self) or not self._styles:
+            base = self.rich_style
+            get = self.get_component_rich_style
+            self._styles = {"": base} | {
+                name: base + get(f"detail--{name}")
+                for name in ("title", "muted", "accent", "heading")
+            }
+            self._match = get("detail--match")
         return super().render_lines(crop)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._stamp.forget()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -271,7 +280,7 @@ class DetailPane(ScrollView, can_focus=True):
             self.refresh()
 
     def _marked(self, segments: list[Segment]) -> list[Segment]:
-        match = self.get_component_rich_style("detail--match")
+        match = self._match
         out: list[Segment] = []
         for seg in segments:
             out += matched_segments(seg.text, self._highlight, seg.style or Style(), match)
