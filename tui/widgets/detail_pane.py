@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -116,8 +117,14 @@ def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:
     return lines
 
 
-def render_paragraph(label: str, label_style: str, text: str, style: str, width: int) -> list[Line]:
-    """One paragraph wrapped to ``width`` cells."""
+@lru_cache(maxsize=256)
+def render_paragraph(
+    label: str, label_style: str, text: str, style: str, width: int
+) -> tuple[Line, ...]:
+    """One paragraph wrapped to ``width`` cells. Kept, because most of an entry's
+    paragraphs come back with the next one (blank lines, its marks, its topic's name and
+    keywords) and a cursor moving back finds its entries wrapped already; the lines are
+    shared, so never changed."""
     lines: list[Line] = []
     for n, line in enumerate(wrap_cells(label + text, width)):
         if n == 0 and label:
@@ -125,7 +132,7 @@ def render_paragraph(label: str, label_style: str, text: str, style: str, width:
             lines.append([(line[:cut], label_style), (line[cut:], style)])
         else:
             lines.append([(line, style)])
-    return lines
+    return tuple(lines)
 
 
 class DetailPane(ScrollView, can_focus=True):
