@@ -82,9 +82,11 @@ def test_partial_frames_show_what_a_full_redraw_shows(reader_store: Path) -> Non
 
         compositor.render_update = recorded  # type: ignore[method-assign]
         # topic switches, cursor moves that scroll the list, pages, the ends, the panes'
-        # focus (the cursor's colours), the entry scrolled, and back to the topics
+        # focus (the cursor's colours), the entry scrolled, back to the topics
         keys = ["j", "j", "k", "l", *["j"] * 14, "pagedown", "G", "g", "tab", "j", "j"]
         keys += ["pagedown", "shift+tab", "shift+tab", "j", "k"]
+        # a bookmark and a read mark (their toasts over the panes), the entry maximised
+        keys += ["l", "b", "j", "r", "j", "v", "j", "escape", "j"]
         for key in keys:
             await pilot.press(key)
             await settle(pilot)
