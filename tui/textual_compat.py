@@ -4,9 +4,11 @@ to check."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import MethodType
+from typing import Any
 
-from textual._compositor import Compositor
 from textual.geometry import Region, Size
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -25,31 +27,43 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         view.refresh()
 
 
-class CroppedCompositor(Compositor):
-    """Textual's compositor, drawing a partial update from the widgets it touches only.
+def crop_frames(screen: Screen[Any]) -> None:
+    """Let ``screen``'s frames draw a partial update from the widgets it touches only.
 
-    Textual's own asks every widget on the screen for its lines on every frame (it tests
-    each widget's clip, which is the whole screen, against the changed region), so a
-    cursor move in the entry list also went through the topic list, the footer and the
+    Textual's compositor asks every widget on the screen for its lines on every frame (it
+    tests each widget's clip, which is the whole screen, against the changed region), so
+    a cursor move in the entry list also went through the topic list, the footer and the
     screen's background, and cut their lines into the frame's chops. Here a widget is
     asked only when it lies in the changed rows and columns, and only for those rows. What
     reaches the terminal is the same: the update writes the changed regions alone, and a
-    widget outside them has no cell in them."""
+    widget outside them has no cell in them. Private: the screen's compositor and its
+    ``_get_renders``, replaced on this one compositor."""
+    compositor = screen._compositor
+    compositor._get_renders = MethodType(_cropped_renders, compositor)  # type: ignore[method-assign]
 
-    def _get_renders(
-        self, crop: Region | None = None
-    ) -> Iterator[tuple[Region, Region, list[Strip]]]:  # private: called by _render_chops
-        if not crop:
-            yield from super()._get_renders(crop)
-            return
-        for widget, (region, clip) in self.visible_widgets.items():
-            # the changed rows only: the chops are cut across each row, so the columns stay
-            rows = clip.intersection(Region(clip.x, crop.y, clip.width, crop.height))
-            shown = region.intersection(rows)
-            if not crop.overlaps(shown):
-                continue
-            lines = widget.render_lines(shown.translate((-region.x, -region.y)))
-            yield region, rows, lines
+
+def frames_cropped(screen: Screen[Any]) -> bool:
+    """Whether :func:`crop_frames` was applied to ``screen``."""
+    method = getattr(screen._compositor, "_get_renders", None)
+    return getattr(method, "__func__", None) is _cropped_renders
+
+
+def _cropped_renders(
+    compositor: Any, crop: Region | None = None
+) -> Iterator[tuple[Region, Region, list[Strip]]]:
+    """The compositor's ``_get_renders`` (called by its ``_render_chops``): a partial
+    update's widgets, each rendered for the changed rows only."""
+    if not crop:  # a full frame: Textual's own
+        yield from type(compositor)._get_renders(compositor, crop)
+        return
+    for widget, (region, clip) in compositor.visible_widgets.items():
+        # the changed rows only: the chops are cut across each row, so the columns stay
+        rows = clip.intersection(Region(clip.x, crop.y, clip.width, crop.height))
+        shown = region.intersection(rows)
+        if not crop.overlaps(shown):
+            continue
+        lines = widget.render_lines(shown.translate((-region.x, -region.y)))
+        yield region, rows, lines
 
 
 class StyleStamp:

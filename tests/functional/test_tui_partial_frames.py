@@ -1,4 +1,4 @@
-"""A key's frame draws only the panes it changed (tui/textual_compat.py, CroppedCompositor):
+"""A key's frame draws only the panes it changed (tui/textual_compat.py, crop_frames):
 the terminal, which gets only those partial updates, must still show what a full redraw
 of the screen shows, and the lists' kept line styles must follow the focus."""
 
@@ -14,7 +14,7 @@ from textual.strip import Strip
 from topiclens.text import char_cells
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
-from topiclens.tui.textual_compat import CroppedCompositor
+from topiclens.tui.textual_compat import frames_cropped
 from topiclens.tui.theme import LIGHT
 
 Cells = list[list[tuple[str, Style | None]]]
@@ -65,8 +65,8 @@ def text_of(screen: Cells) -> list[str]:
 
 def test_partial_frames_show_what_a_full_redraw_shows(reader_store: Path) -> None:
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        assert frames_cropped(s)
         compositor = s._compositor
-        assert isinstance(compositor, CroppedCompositor)
         width, height = s.size
         terminal = full(compositor, width, height)  # what the terminal has now
         original = compositor.render_update
