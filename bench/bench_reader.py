@@ -4,7 +4,8 @@ Runs the real app headless (120x34) on a store and times each key from the momen
 key event is sent until every widget has handled every message it caused, every worker has
 finished, and the screen has been composited again: the handler, the store queries and the
 repaint (bench/key_timing.py, shared with bench_feeds.py). Prints the median, the 95th
-percentile and the worst, each against the 50 ms target.
+percentile and the worst of each kind of key, wall and CPU, the wall p95 against its
+target: 50 ms for a topic not shown before, one frame at 60 Hz (16.7 ms) for the others.
 
     python bench/bench_reader.py bench/out/store100k      # after building it:
     python bench/gen_corpus.py --n 100000 --format jsonl -o bench/out/100k.jsonl
@@ -31,19 +32,21 @@ from key_timing import key_to_frame as timed
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.model import View
 
-TARGET_MS = 50.0
+FIRST_VISIT_MS = 50.0  # a topic's first page read from the store
+FRAME_MS = 1000 / 60  # every other key: what is in memory, shown within one frame
 
 
-def report(name: str, samples: list[Sample]) -> None:
+def report(name: str, samples: list[Sample], target: float = FRAME_MS) -> None:
     walls = sorted(w for w, _ in samples)
     cpus = sorted(c for _, c in samples)
-    verdict = "ok" if p95(walls) <= TARGET_MS else "SLOW"
+    verdict = "ok" if p95(walls) <= target else "SLOW"
     print(
         f"  {name:<34} wall median {statistics.median(walls):5.1f} p95 {p95(walls):5.1f} "
         f"worst {walls[-1]:5.1f} ms | CPU median {statistics.median(cpus):5.1f} "
         f"p95 {p95(cpus):5.1f} ms | {len(samples)} keys, wall p95/target "
-        f"{p95(walls) / TARGET_MS:4.2f} {verdict}"
+        f"{p95(walls) / target:4.2f} {verdict}"
     )
 
 
@@ -85,6 +88,14 @@ async def run(store_dir: Path, moves: int) -> None:
                 f"{topics[0].size:,} entries, smallest {topics[-1].size:,}"
             )
             first_ids = {t.id: store.topic_rows(t.id)[0][0] for t in topics}
+            # the walk starts on the first topic, whatever place the store's last reader
+            # left (it opens where that one was)
+            start = View("topic", topics[0].id)
+            screen.topic_list.select_view(start)
+            screen.show_view(start, wait=True)
+            screen.topic_list.focus()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
 
             def showing(index: int) -> Callable[[], bool]:
                 tid = topics[index].id
@@ -129,8 +140,11 @@ async def run(store_dir: Path, moves: int) -> None:
         f"the largest topic's {topics[0].size:,} rows read cold (store evicted from the page "
         f"cache): {', '.join(f'{t:.0f}' for t in cold)} ms"
     )
-    print(f"key to frame, {TARGET_MS:.0f} ms target (load average {os.getloadavg()[0]:.1f}):")
-    report("topic switch, first visit", switches)
+    print(
+        f"key to frame, target {FIRST_VISIT_MS:.0f} ms for a first visit, {FRAME_MS:.1f} ms "
+        f"for the others (load average {os.getloadavg()[0]:.1f}):"
+    )
+    report("topic switch, first visit", switches, FIRST_VISIT_MS)
     report("topic switch, back up (visited)", revisits)
     report("cursor move (j in entries)", down)
     report("page down", pages)

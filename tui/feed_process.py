@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from topiclens.feeds.refresh import RefreshProgress, RefreshSummary
 
 
-BACKGROUND_NICENESS = 10
+BACKGROUND_NICENESS = 19
 # At most this many seconds apart, a refresh's progress reaches the reader: each redraw of
 # the stage and bar takes the event loop some milliseconds a key would wait for, and a
 # refresh of many feeds finishes several a second.

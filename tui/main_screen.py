@@ -55,6 +55,7 @@ from .places import nearest
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
 from .store_read import StoreRead, read_store
+from .textual_compat import crop_frames
 from .views import (
     DEFAULT_SORT,
     RIVER_PAGE,
@@ -171,6 +172,7 @@ class MainScreen(Screen[None]):
         feed_check: float = FEED_CHECK_SECONDS,
     ) -> None:
         super().__init__()
+        crop_frames(self)  # a key's frame draws only the panes it changed (Textual's: all)
         self.store = store
         self.cluster = cluster  # group entries into topics when the store has none
         self.poll_interval = poll_interval

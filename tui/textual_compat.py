@@ -1,11 +1,18 @@
-"""The private pieces of Textual the reader uses, kept here so an upgrade has one place to
-check."""
+"""The private pieces of Textual the reader uses, kept here so an upgrade has one place
+to check."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from types import MethodType
+from typing import Any
+
 from textual.app import App
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
 
 
 def set_virtual_size(view: ScrollView, size: Size) -> None:
@@ -36,3 +43,73 @@ def set_first_theme(app: App[object], name: str) -> None:
     app.set_class(True, f"-theme-{name}", update=False)
     app.stylesheet.set_variables(app.get_css_variables())
     app._refresh_truecolor_filter(app.ansi_theme)  # private: ANSI colours as the theme maps them
+
+
+def crop_frames(screen: Screen[Any]) -> None:
+    """Let ``screen``'s frames draw a partial update from the widgets it touches only.
+
+    Textual's compositor asks every widget on the screen for its lines on every frame (it
+    tests each widget's clip, which is the whole screen, against the changed region), so
+    a cursor move in the entry list also went through the topic list, the footer and the
+    screen's background, and cut their lines into the frame's chops. Here a widget is
+    asked only when it lies in the changed rows and columns, and only for those rows. What
+    reaches the terminal is the same: the update writes the changed regions alone, and a
+    widget outside them has no cell in them. Private: the screen's compositor and its
+    ``_get_renders``, replaced on this one compositor."""
+    compositor = screen._compositor
+    if not hasattr(compositor, "_get_renders") or not hasattr(compositor, "visible_widgets"):
+        return  # a Textual that drew otherwise: its own full frames, still correct
+    compositor._get_renders = MethodType(_cropped_renders, compositor)  # type: ignore[method-assign]
+
+
+def frames_cropped(screen: Screen[Any]) -> bool:
+    """Whether :func:`crop_frames` was applied to ``screen``."""
+    method = getattr(screen._compositor, "_get_renders", None)
+    return getattr(method, "__func__", None) is _cropped_renders
+
+
+def _cropped_renders(
+    compositor: Any, crop: Region | None = None
+) -> Iterator[tuple[Region, Region, list[Strip]]]:
+    """The compositor's ``_get_renders`` (called by its ``_render_chops``): a partial
+    update's widgets, each rendered for the changed rows only."""
+    if not crop:  # a full frame: Textual's own
+        yield from type(compositor)._get_renders(compositor, crop)
+        return
+    for widget, (region, clip) in compositor.visible_widgets.items():
+        # the changed rows only: the chops are cut across each row, so the columns stay
+        rows = clip.intersection(Region(clip.x, crop.y, clip.width, crop.height))
+        shown = region.intersection(rows)
+        if not crop.overlaps(shown):
+            continue
+        lines = widget.render_lines(shown.translate((-region.x, -region.y)))
+        yield region, rows, lines
+
+
+class StyleStamp:
+    """Tells whether a widget's styles were applied since it was last asked, so what a
+    widget works out from them (its line styles) is kept between frames.
+
+    Textual applies a widget's CSS again on a focus, a class, a theme or any restyle of an
+    ancestor, and each time makes the widget new component styles (private:
+    ``_component_styles``); its own rules replaced call ``notify_style_update``, which the
+    widget passes on to :meth:`forget`. A scroll or a repaint applies nothing."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[object, ...] | None = None
+
+    def forget(self) -> None:
+        self._seen = None
+
+    def changed(self, widget: Widget) -> bool:
+        """True the first time and whenever ``widget``'s styles were applied anew."""
+        applied = tuple(widget._component_styles.values())
+        seen = self._seen
+        if (
+            seen is not None
+            and len(seen) == len(applied)
+            and all(a is b for a, b in zip(seen, applied, strict=True))
+        ):
+            return False
+        self._seen = applied  # (held: their ids are never reused while compared)
+        return True

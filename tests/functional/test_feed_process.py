@@ -3,6 +3,8 @@ on localhost: what reaches the reader's thread, and how often."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,3 +53,17 @@ def test_progress_reaches_the_reader_at_most_so_often_and_always_at_the_end(
     assert (steps[-2].done, steps[-2].total) == (6, 6)
     with Store(path) as store:
         assert store.count_entries() == 2
+
+
+def test_the_refresh_runs_at_the_lowest_priority(server: FeedServer, tmp_path: Path):
+    """The child (and the parse workers it starts) yields every core to the reader: a key
+    waiting for one is served first."""
+    path = subscribed(server, tmp_path / "store", 2)
+    seen: list[int] = []
+
+    def progress(step: RefreshProgress) -> None:  # (the child is running)
+        children = [c for c in multiprocessing.active_children() if c.name == "topiclens-refresh"]
+        seen.extend(os.getpriority(os.PRIO_PROCESS, c.pid) for c in children if c.pid)
+
+    refresh_in_process(path, None, progress=progress, cancelled=lambda: False, every=0.0)
+    assert seen and set(seen) == {19}

@@ -12,7 +12,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..commands import NAVIGATION, bindings
-from ..textual_compat import set_virtual_size
+from ..textual_compat import StyleStamp, set_virtual_size
 
 # A line of a list: (text, style name) parts. Style names are keys of ``line_styles()``.
 ListLine = list[tuple[str, str]]
@@ -39,6 +39,7 @@ class CursorList(ScrollView, can_focus=True):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._cursor: int | None = None
         self._styles: dict[str, Style] = {}
+        self._stamp = StyleStamp()  # _styles are kept until the styles are applied anew
 
     # --- what subclasses give --------------------------------------------------------
 
@@ -57,7 +58,8 @@ class CursorList(ScrollView, can_focus=True):
         return line if 0 <= line < self.item_count else None
 
     def line_styles(self) -> dict[str, Style]:
-        """Styles by name, resolved once a frame (not once a line)."""
+        """Styles by name, from the widget's styles alone: resolved when they change (a
+        focus, a theme), not once a frame or once a line."""
         return {"": self.rich_style}
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
@@ -182,8 +184,13 @@ class CursorList(ScrollView, can_focus=True):
 
     # --- drawing ---------------------------------------------------------------------
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._stamp.forget()
+
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._styles = self.line_styles()
+        if self._stamp.changed(self) or not self._styles:
+            self._styles = self.line_styles()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:

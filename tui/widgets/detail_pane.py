@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -16,7 +17,7 @@ from textual.strip import Strip
 from ..commands import FIRST, LAST, NAVIGATION, bindings
 from ..display import terminal_line, terminal_text
 from ..model import Detail
-from ..textual_compat import set_virtual_size
+from ..textual_compat import StyleStamp, set_virtual_size
 from ..wrap import wrap_cells
 from .entry_list import BOOKMARK_MARK, UNREAD_MARK, matched_segments
 
@@ -116,8 +117,14 @@ def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:
     return lines
 
 
-def render_paragraph(label: str, label_style: str, text: str, style: str, width: int) -> list[Line]:
-    """One paragraph wrapped to ``width`` cells."""
+@lru_cache(maxsize=256)
+def render_paragraph(
+    label: str, label_style: str, text: str, style: str, width: int
+) -> tuple[Line, ...]:
+    """One paragraph wrapped to ``width`` cells. Kept, because most of an entry's
+    paragraphs come back with the next one (blank lines, its marks, its topic's name and
+    keywords) and a cursor moving back finds its entries wrapped already; the lines are
+    shared, so never changed."""
     lines: list[Line] = []
     for n, line in enumerate(wrap_cells(label + text, width)):
         if n == 0 and label:
@@ -125,7 +132,7 @@ def render_paragraph(label: str, label_style: str, text: str, style: str, width:
             lines.append([(line[:cut], label_style), (line[cut:], style)])
         else:
             lines.append([(line, style)])
-    return lines
+    return tuple(lines)
 
 
 class DetailPane(ScrollView, can_focus=True):
@@ -163,6 +170,8 @@ class DetailPane(ScrollView, can_focus=True):
         self._wrapped_at = 0  # the width the lines were wrapped at (0: not yet)
         self._laid_out = 0  # the paragraphs wrapped into _lines so far
         self._styles: dict[str, Style] = {}
+        self._stamp = StyleStamp()  # _styles are kept until the styles are applied anew
+        self._match = Style()  # what a search matched is drawn in this style
         self._highlight: re.Pattern[str] | None = None  # what a search matched
 
     def action_cursor_up(self) -> None:
@@ -241,12 +250,19 @@ class DetailPane(ScrollView, can_focus=True):
         self._wrap_to_layout()
         if self.more_to_lay_out and self.scroll_y + 3 * self.size.height >= len(self._lines):
             self.lay_out()  # two screens ahead of the reader, the next piece
-        base = self.rich_style
-        get = self.get_component_rich_style
-        self._styles = {"": base} | {
-            name: base + get(f"detail--{name}") for name in ("title", "muted", "accent", "heading")
-        }
+        if self._stamp.changed(self) or not self._styles:
+            base = self.rich_style
+            get = self.get_component_rich_style
+            self._styles = {"": base} | {
+                name: base + get(f"detail--{name}")
+                for name in ("title", "muted", "accent", "heading")
+            }
+            self._match = get("detail--match")
         return super().render_lines(crop)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._stamp.forget()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -271,7 +287,7 @@ class DetailPane(ScrollView, can_focus=True):
             self.refresh()
 
     def _marked(self, segments: list[Segment]) -> list[Segment]:
-        match = self.get_component_rich_style("detail--match")
+        match = self._match
         out: list[Segment] = []
         for seg in segments:
             out += matched_segments(seg.text, self._highlight, seg.style or Style(), match)
