@@ -49,9 +49,7 @@ def _deepcopy(value: Any, memo: Any = None) -> Any:
 _COPY = SimpleNamespace(**{**vars(_copy), "deepcopy": _deepcopy})
 
 _SPECIAL_KEYS = frozenset({"category", "enclosures", "license", "updated", "updated_parsed"})
-_ORIGINAL = {
-    name: FeedParserDict.__dict__[name] for name in ("__getitem__", "get", "__contains__")
-}
+_ORIGINAL = {name: FeedParserDict.__dict__[name] for name in ("__getitem__", "get", "__contains__")}
 _KEYMAP = FeedParserDict.keymap
 
 

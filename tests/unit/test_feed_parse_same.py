@@ -5,12 +5,11 @@ tests/data."""
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
-from pathlib import Path
-
-import copy
 from collections.abc import Iterator
+from pathlib import Path
 
 import feedparser.mixin
 import feedparser.urls
