@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import feedparser.api
 import feedparser.mixin
 import feedparser.urls
 import pytest
@@ -56,6 +57,15 @@ def feedparser_alone() -> Iterator[None]:
         yield
     finally:
         feed_speedups.install()
+
+
+def test_feedparser_is_given_the_buffered_expat_reader():
+    import xml.sax
+
+    parser = xml.sax.make_parser(feedparser.api.PREFERRED_XML_PARSERS)
+    assert isinstance(parser, feed_speedups._BufferedExpatParser)
+    parser.reset()
+    assert parser._parser.buffer_text
 
 
 def test_the_quicker_copy_is_deepcopy(feedparser_alone: None):
