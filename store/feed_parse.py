@@ -30,7 +30,6 @@ import feedparser
 import feedparser.mixin
 from feedparser.urls import make_safe_absolute_uri
 
-from . import feed_speedups
 from .feed_dates import Unreadable, read_date
 from .feed_json import parse_json_feed
 from .feed_xml import (
@@ -105,7 +104,6 @@ def _absolute_uri(base: Any, rel: Any = None) -> Any:
 
 
 feedparser.mixin.make_safe_absolute_uri = _absolute_uri  # (where the per-element call is)
-feed_speedups.install()  # (quicker copies and lookups, the same values)
 
 
 def _is_html_type(detail: Any) -> bool:
