@@ -558,22 +558,29 @@ def _cpu(who: int) -> float:
 
 def phases(home: str) -> None:
     """In this process: a first refresh of ``home`` in its two parts, each with its wall
-    time and CPU time (this process's, and its worker processes'), and the load average."""
-    from topiclens.feeds.refresh import place_new, refresh
+    time and CPU time (this process's, and its worker processes'), and the load average:
+    until every feed is stored (new entries are placed in batches meanwhile), then the
+    placing of what is left."""
+    from topiclens.feeds.refresh import RefreshProgress, refresh
     from topiclens.store import Store
 
     me, kids = resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN
+    marks: list[tuple[float, float, float]] = []
+
+    def seen(step: RefreshProgress) -> None:
+        if step.placing:
+            marks.append((time.perf_counter(), _cpu(me), _cpu(kids)))
+
     with Store.open_dir(home) as store:
         t0, c0, k0 = time.perf_counter(), _cpu(me), _cpu(kids)
-        summary = refresh(store, place=False)
-        t1, c1, k1 = time.perf_counter(), _cpu(me), _cpu(kids)
-        place_new(store, summary)
+        summary = refresh(store, progress=seen)
         t2, c2, k2 = time.perf_counter(), _cpu(me), _cpu(kids)
+    t1, c1, k1 = marks[0] if marks else (t2, c2, k2)
     print(f"  (load average {os.getloadavg()[0]:.1f} at the end)")
-    print(f"  fetch, parse and tokenize, store: {t1 - t0:6.2f} s wall, CPU {c1 - c0:.2f} s "
-          f"here + {k1 - k0:.2f} s in parse workers")  # fmt: skip
-    print(f"  place {len(summary.new_ids)} entries: {t2 - t1:6.2f} s wall, CPU {c2 - c1:.2f} s "
-          f"here + {k2 - k1:.2f} s in worker processes (imports included)")  # fmt: skip
+    print(f"  fetch, parse and tokenize, store, and place in batches meanwhile: {t1 - t0:6.2f} s "
+          f"wall, CPU {c1 - c0:.2f} s here + {k1 - k0:.2f} s in parse workers")  # fmt: skip
+    print(f"  then place what is left of the {len(summary.new_ids)} new entries: {t2 - t1:6.2f} s "
+          f"wall, CPU {c2 - c1:.2f} s")  # fmt: skip
 
 
 def main() -> int:

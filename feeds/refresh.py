@@ -13,8 +13,10 @@ a worker thread: it reports each finished feed through ``progress``). Per feed:
 
 New entries then join their topics through the existing placement
 (:func:`topiclens.clustering.ensure_topics`: the saved model, no re-cluster; a store that
-has never been grouped is grouped once). Topics come from what an entry says, never from
-its feed's name or folder.
+has never been grouped is grouped once). Placing one entry does not depend on the others,
+so the entries of the feeds stored so far are placed in batches while later feeds
+download and parse; what is left is placed at the end. Topics come from what an entry
+says, never from its feed's name or folder.
 """
 
 from __future__ import annotations
@@ -335,16 +337,18 @@ def refresh(
         summary.feeds.append(result)
         if progress:
             progress(RefreshProgress(len(summary.feeds), total, result))
-    preload = _Preload() if place else None
-    if todo:
-        asyncio.run(
-            _fetch_and_store(
-                store, todo, limits or Limits(), summary, progress, total, concurrency, per_host,
-                preload,
-            )
-        )  # fmt: skip
-    if preload:
-        preload.join()
+    placing = _Placing(store) if place else None
+    try:
+        if todo:
+            asyncio.run(
+                _fetch_and_store(
+                    store, todo, limits or Limits(), summary, progress, total, concurrency,
+                    per_host, placing,
+                )
+            )  # fmt: skip
+    finally:
+        if placing:
+            placing.join()
     new_ids = summary.new_ids
     if place and new_ids:
         if progress:
@@ -363,11 +367,11 @@ async def _fetch_and_store(
     total: int,
     concurrency: int,
     per_host: int,
-    preload: _Preload | None,
+    placing: _Placing | None,
 ) -> None:
     """Fetch ``feeds``; each body is parsed by :class:`_Parsers` (downloads go on
     meanwhile) and stored as soon as it is parsed; a 304 or a failure is stored at once.
-    The first feed with new entries starts ``preload``."""
+    Each feed's new entries go to ``placing``."""
     by_id = {f.id: f for f in feeds}
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
     pending: list[asyncio.Future[None]] = []
@@ -380,8 +384,8 @@ async def _fetch_and_store(
             result = store_check(store, feed, fetched, check)
             if parsed and parsed.tokens and result.new_ids:
                 _cache_tokens(store, parsed, result.new_ids)
-            if preload and result.new_ids:
-                preload.start()
+            if placing and result.new_ids:
+                placing.add(result.new_ids)
             summary.feeds.append(result)
             if progress:
                 progress(RefreshProgress(len(summary.feeds), total, result))
@@ -449,30 +453,66 @@ class _Parsers:
             return Parsed(FeedCheck(now, False, error=f"the parser stopped ({exc})"), [], "")
 
 
-class _Preload:
-    """Imports what placing new entries needs (numpy, scipy, scikit-learn: about a second
-    of CPU) in a thread, started once there are new entries to place: done while other
-    feeds download and parse, not after the last one."""
+# The fewest new entries placed in one batch during the downloads: each batch reads the
+# saved model and writes one transaction.
+PLACE_BATCH = 500
 
-    def __init__(self) -> None:
+
+class _Placing:
+    """Places new entries into their topics during the downloads, in a thread: it first
+    imports what placing needs (numpy, scipy, scikit-learn: about a second of CPU), then,
+    whenever it is free, places the new entries stored since its last batch (at least
+    :data:`PLACE_BATCH`), each batch through the existing placement
+    (:func:`topiclens.clustering.pipeline.assign_new`, which places nothing in a store
+    with no saved model yet). :func:`place_new` places whatever is left at the end, as it
+    places everything when this places nothing."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._waiting: list[str] = []
+        self._closed = False
+        self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
+    def add(self, new_ids: Sequence[str]) -> None:
+        """New entries, stored with their tokens: placed with the next batch."""
+        with self._changed:
+            self._waiting.extend(new_ids)
+            self._changed.notify()
         if self._thread is None:
-            self._thread = threading.Thread(target=_import_placing, name="topiclens-preload")
+            self._thread = threading.Thread(target=self._run, name="topiclens-placing")
             self._thread.start()
 
     def join(self) -> None:
+        """Wait for the batch being placed; the entries still waiting are left to
+        :func:`place_new`."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify()
         if self._thread is not None:
             self._thread.join()
 
+    def _next_batch(self) -> list[str] | None:
+        with self._changed:
+            self._changed.wait_for(lambda: self._closed or len(self._waiting) >= PLACE_BATCH)
+            if self._closed:
+                return None
+            batch, self._waiting = self._waiting, []
+            return batch
 
-def _import_placing() -> None:
-    try:
-        import sklearn.preprocessing  # noqa: F401  (what the features of new entries load)
-        import topiclens.clustering.estimator  # noqa: F401
-    except Exception:  # placing imports them again, and says what is wrong
-        log.exception("preloading the placing of new entries failed")
+    def _run(self) -> None:
+        try:
+            import sklearn.preprocessing  # noqa: F401  (what the features of new entries load)
+            import topiclens.clustering.estimator  # noqa: F401
+            from topiclens.clustering import pipeline
+        except Exception:  # place_new imports them again, and says what is wrong
+            log.exception("preloading the placing of new entries failed")
+            return
+        while (batch := self._next_batch()) is not None:
+            try:
+                pipeline.assign_new(self._store, batch)
+            except Exception:  # place_new places them again, and says what is wrong
+                log.exception("placing new entries during the refresh failed")
 
 
 NO_TOPIC = "no topic yet"

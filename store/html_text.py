@@ -217,6 +217,13 @@ def sanitize_html(html: str, base_url: str | None = None) -> str:
     return clean
 
 
+# What nh3 changes in text that holds no tag or entity: line endings, NUL, a byte order
+# mark, lone surrogates. Text without any of these comes out of it as it went in ("<",
+# ">", "&" and no-break spaces escaped, which the renderer reads back), so it is rendered
+# without the sanitiser (tests/unit/test_html_text.py compares the two on any text).
+_NOT_JUST_TEXT = re.compile("[<&\r\x00\ufeff\ud800-\udfff]")
+
+
 def html_to_text(html: str, base_url: str | None = None, *, plain: bool = False) -> str:
     """Readable terminal text of ``html``: paragraphs apart, lists as ``- `` and ``1. ``,
     headings as ``# ``, code blocks indented with their line breaks, quotes as ``> ``, table
@@ -228,7 +235,9 @@ def html_to_text(html: str, base_url: str | None = None, *, plain: bool = False)
     if not html or not html.strip():
         return ""
     bounded, cut = _bounded(html)
-    text = render(_cleaner(_base(base_url), True).clean(bounded), plain)
+    if _NOT_JUST_TEXT.search(bounded):
+        bounded = _cleaner(_base(base_url), True).clean(bounded)
+    text = render(bounded, plain)
     return f"{text}\n\n{_cut_note(cut)}" if cut else text
 
 

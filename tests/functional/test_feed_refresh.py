@@ -4,15 +4,17 @@ new entries placed into their topics at once."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
-from feed_server import FeedServer, Reply
+from feed_server import Exchange, FeedServer, Reply
 from helpers import KV, LAST_MODIFIED, SPEC, Conditional, rss, utc
 from topiclens.feeds.refresh import (
     CHANGED,
@@ -239,6 +241,44 @@ def test_new_entries_join_their_topics_at_once_without_a_re_cluster(
         # one report per finished feed, then the placing
         assert [(p.done, p.total, p.placing) for p in progress] == [(1, 1, False), (1, 1, True)]
         assert summary.toast().startswith("3 new: ")
+
+
+def test_new_entries_are_placed_while_later_feeds_download_as_they_are_at_the_end(
+    server: FeedServer, bundled_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from topiclens.clustering import pipeline
+    from topiclens.feeds import refresh as refreshing
+
+    at_the_end = tmp_path / "placed-at-the-end"
+    shutil.copytree(bundled_home, at_the_end)
+    placed_early = threading.Event()
+    assign_new = pipeline.assign_new
+
+    def watched(store: Store, ids: list[str]) -> int:
+        placed = assign_new(store, ids)
+        if placed and threading.current_thread().name == "topiclens-placing":
+            placed_early.set()
+        return placed
+
+    def held(exchange: Exchange) -> None:  # answers once the other feed's entries are placed
+        placed_early.wait(30)
+        exchange.send(Reply(200, rss("Speculative Blog", SPEC)))
+
+    monkeypatch.setattr(pipeline, "assign_new", watched)
+    server.route("/kv.xml", Reply(200, rss("KV Blog", KV)))
+    server.route("/spec.xml", held)
+    placements = []
+    for home, batch in ((bundled_home, 1), (at_the_end, 10**9)):
+        monkeypatch.setattr(refreshing, "PLACE_BATCH", batch)
+        with Store.open_dir(home) as store:
+            store.add_feed(server.url("/kv.xml"))
+            store.add_feed(server.url("/spec.xml"))
+            summary = refresh(store)
+            assert placed_early.is_set()  # (the first time by the placing thread)
+            assert summary.new == 3 and store.count_unassigned() == 0
+            placed = store.assignments()
+            placements.append(({eid: placed[eid] for eid in summary.new_ids}, summary.toast()))
+    assert placements[0] == placements[1]
 
 
 def test_the_schedule_backs_off_on_errors(server: FeedServer, store: Store):

@@ -8,6 +8,8 @@ import pytest
 from helpers import CONTROL, unsafe_html_parts
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from topiclens.store import html_text
+from topiclens.store.html_render import render
 from topiclens.store.html_text import (
     MAX_DEPTH,
     MAX_HTML_CHARS,
@@ -139,6 +141,36 @@ def test_terminal_text_holds_no_control_character_or_escape_sequence(hostile: st
     assert text == "beforeafter\n\n    codeline\n    next"
     assert CONTROL.search(terminal_safe(f"a{hostile}b\nc")) is None
     assert terminal_line(f"a{hostile}\n b") == "a b"
+
+
+# text with the characters nh3 escapes, white space of every kind, controls, escapes, no-break
+# spaces, wide and combining characters, noncharacters; and now and then what it rewrites
+_TEXTS = st.text(
+    st.sampled_from(
+        [
+            *" \t\n\x0b\x0c\x85\xa0\u2028\u3000>\"'=/;#x1b[0mdata:src=href=javascript:",
+            *("a", "Z", "9", "é", "ç", "中", "文", "\u0301", "\u200b", "\u202e", "\ufdd0"),
+            *("\uffff", "\U0001f600", "\x1b", "\x9b", "\x07", "\x7f", "\x00", "\r", "&", "<"),
+            "\ufeff",
+        ]
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_TEXTS, plain=st.booleans())
+def test_text_without_markup_reads_the_same_without_the_sanitiser(text: str, plain: bool):
+    cleaned = html_text._cleaner(html_text._base(BASE), True).clean(text)
+    assert html_to_text(text, BASE, plain=plain) == (render(cleaned, plain) if text.strip() else "")
+
+
+def test_the_sanitiser_is_skipped_only_for_text_without_markup():
+    assert html_text._NOT_JUST_TEXT.search('a > b, "quoted" \u00a0 text') is None
+    for marked in ("a <b>", "a &amp; b", "a\r\nb", "a\x00b", "\ufeffa", "a\ud800"):
+        assert html_text._NOT_JUST_TEXT.search(marked) is not None
+    assert html_to_text("a <script>alert(1)</script> b") == "a b"
+    assert html_to_text("1 &lt; 2 &gt; 0") == "1 < 2 > 0"
 
 
 def test_form_feed_and_carriage_return_are_white_space():
