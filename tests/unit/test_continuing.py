@@ -14,6 +14,9 @@ SUBJECTS = {
     "gpu": "gpu kernel cuda warp register shared memory tensor core occupancy",
     "db": "database index query planner btree join transaction isolation vacuum",
     "bird": "bird migration feather nest song flock wetland plumage",
+    "reef": "coral reef fish ocean tide kelp snorkel lagoon",
+    "net": "packet router switch latency bandwidth congestion tcp queue",
+    "ml": "model training gradient loss epoch optimizer dropout batch",
 }
 
 
@@ -83,3 +86,38 @@ def test_too_many_new_entries_start_over():
     model = TopicModel(2, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False)
     start = start_of(saved, len(new))
     assert continue_fit(model, saved, old + new, None, start, held={}, context={}) is None
+
+
+def continued(old: list[str], new: list[str], k: int, **kw: object) -> tuple[TopicModel, object]:
+    """The saved fit of ``old`` (k topics), and a fit continuing it with ``new`` added."""
+    saved = TopicModel(
+        k, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False
+    ).fit(old)
+    model = TopicModel(k, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False)
+    start = kw.pop("start", None) or start_of(saved, len(new))
+    done = continue_fit(model, saved, old + new, None, start, held={}, context={}, **kw)
+    assert done is not None
+    return model, done
+
+
+def test_one_new_subject_among_small_topics_forms_one_topic():
+    # topics of six entries: twelve new entries of one subject are one topic, not two
+    old = [t for i, s in enumerate(("gpu", "db", "net", "ml")) for t in texts(s, 6, i)]
+    old += texts("bird", 4, 9)  # the saved vocabulary knows the new subject's words
+    new = texts("bird", 12, 10)
+    model, done = continued(old, new, 4)
+    birds = members(model.labels_, range(len(old), len(old) + 12))
+    assert len(birds) == 1
+    assert not birds & members(model.labels_, range(24))
+    assert done.changes.new_topics == 1
+
+
+def test_two_new_subjects_form_two_topics():
+    old = texts("gpu", 30, 0) + texts("db", 30, 1) + texts("bird", 4, 2) + texts("reef", 4, 3)
+    new = texts("bird", 6, 4) + texts("reef", 6, 5)
+    model, done = continued(old, new, 2)
+    n = len(old)
+    birds, reefs = members(model.labels_, range(n, n + 6)), members(model.labels_, range(n + 6, n + 12))
+    assert len(birds) == 1 and len(reefs) == 1 and birds != reefs
+    assert not (birds | reefs) & members(model.labels_, range(60))
+    assert done.changes.new_topics == 2
