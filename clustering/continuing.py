@@ -141,7 +141,7 @@ def continue_fit(
     # a hidden topic's entries, those hidden since (dissolve) and those it still holds
     gone = np.zeros(n, dtype=bool)
     gone[np.asarray(start.dissolve, dtype=np.int64)] = True
-    ghosts = [np.asarray(g, dtype=np.int64) for g in hidden.values() if len(g)]
+    ghosts = [np.asarray(g, dtype=np.int64) for g in [start.dissolve, *hidden.values()] if len(g)]
     for g in ghosts:
         gone[g] = True
     arrived = ~old & ~gone  # the entries new to the topics, that may make or split one
@@ -231,7 +231,8 @@ def _place_new(
     ghosted = np.zeros(len(new), dtype=bool)
     for g in ghosts:
         ghosted |= xs[new] @ _unit_mean(xs[g]) > near
-    misfits = new[(near < bar) & arrived[new] & ~ghosted]
+    arrived[new[ghosted]] = False  # like the hidden topic's own entries from now on
+    misfits = new[(near < bar) & arrived[new]]
     if len(misfits) < NEW_MIN:
         return
     groups = _new_groups(misfits, xs, x, rs)
@@ -243,7 +244,7 @@ def _place_new(
         return
     # a new entry that fit an old topic joins a new one when that is nearer still
     made = np.vstack([_unit_mean(xs[rows]) for rows in groups])
-    free = (labels[new] < k0) & arrived[new] & ~ghosted
+    free = (labels[new] < k0) & arrived[new]
     to_made = xs[new[free]] @ made.T
     nearer = to_made.max(axis=1) > near[free]
     labels[new[free][nearer]] = k0 + to_made.argmax(axis=1)[nearer]
@@ -288,8 +289,8 @@ def _split_grown(
     """Split in two each topic that was coherent and that the entries which ``arrived``
     in it made mixed, when the new ones form a coherent group of their own: the part
     holding more of its old entries keeps the topic, the other leaves when it is mostly
-    new entries (at most one old entry for two new). A cut through the old entries is no
-    split the data asked for."""
+    new entries (at most one other entry for two new). A cut through the old entries, or
+    one that sets a hidden topic's entries apart, is no split the data asked for."""
     import numpy as np
 
     corpus = pair_mean(x)
@@ -306,7 +307,7 @@ def _split_grown(
         parts = [members[halves == h] for h in (0, 1)]
         leaving = min(parts, key=lambda p: (int(settled[p].sum()), -len(p)))
         newcomers = int(arrived[leaving].sum())
-        if newcomers < NEW_MIN or int(settled[leaving].sum()) > newcomers // 2:
+        if newcomers < NEW_MIN or len(leaving) - newcomers > newcomers // 2:
             continue
         if min(relative(pair_mean(x[p]), corpus) for p in parts) < MIXED_BELOW:
             continue

@@ -5,6 +5,7 @@ entries that agree among themselves and fit none. Groups are found by their memb
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 from topiclens.clustering.continuing import Start, continue_fit
@@ -88,11 +89,16 @@ def test_too_many_new_entries_start_over():
     assert continue_fit(model, saved, old + new, None, start, held={}, context={}) is None
 
 
-def continued(old: list[str], new: list[str], k: int, **kw: object) -> tuple[TopicModel, object]:
-    """The saved fit of ``old`` (k topics), and a fit continuing it with ``new`` added."""
-    saved = TopicModel(
+def fitted_k(old: list[str], k: int) -> TopicModel:
+    return TopicModel(
         k, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False
     ).fit(old)
+
+
+def continued(old: list[str], new: list[str], k: int, **kw: Any) -> tuple[TopicModel, Any]:
+    """The saved fit of ``old`` (k topics, unless ``saved`` is given), and a fit
+    continuing it with ``new`` added."""
+    saved = kw.pop("saved", None) or fitted_k(old, k)
     model = TopicModel(k, anchors=(), max_share=None, random_state=0, bigrams=False, spectral=False)
     start = kw.pop("start", None) or start_of(saved, len(new))
     done = continue_fit(model, saved, old + new, None, start, held={}, context={}, **kw)
@@ -117,7 +123,31 @@ def test_two_new_subjects_form_two_topics():
     new = texts("bird", 6, 4) + texts("reef", 6, 5)
     model, done = continued(old, new, 2)
     n = len(old)
-    birds, reefs = members(model.labels_, range(n, n + 6)), members(model.labels_, range(n + 6, n + 12))
+    birds, reefs = (
+        members(model.labels_, range(n, n + 6)),
+        members(model.labels_, range(n + 6, n + 12)),
+    )
     assert len(birds) == 1 and len(reefs) == 1 and birds != reefs
     assert not (birds | reefs) & members(model.labels_, range(60))
     assert done.changes.new_topics == 2
+
+
+def test_a_hidden_topics_entries_make_no_topic_again():
+    # a restore hid the database topic since the fit: its entries (in no topic now) and
+    # new ones of its subject go to topics of old entries, none split off to hold them
+    old = texts("gpu", 30, 0) + texts("db", 20, 1) + texts("bird", 30, 2)
+    saved = fitted_k(old, 3)
+    db = int(saved.labels_[30])
+    keep = [c for c in range(3) if c != db]
+    index = {c: i for i, c in enumerate(keep)}
+    new = texts("db", 6, 3)
+    labels = np.asarray([index.get(int(c), -1) for c in saved.labels_] + [-1] * len(new))
+    rows = list(range(30, 50))
+    start = Start(labels, [None, None], [None, None], [saved.cohesion_[c] for c in keep])
+    start.dissolve = rows
+    model, done = continued(old, new, 3, saved=saved, start=start)
+    assert done.changes.new_topics == 0 and done.changes.split == 0
+    assert set(done.origin) == {0, 1}  # the two topics shown, no other
+    for c in range(model.n_topics_):
+        inside = np.flatnonzero(model.labels_ == c)
+        assert np.count_nonzero((inside >= 30) & (inside < 50) | (inside >= 80)) < len(inside)
