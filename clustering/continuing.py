@@ -235,7 +235,7 @@ def _place_new(
     misfits = new[(near < bar) & arrived[new]]
     if len(misfits) < NEW_MIN:
         return
-    groups = _new_groups(misfits, xs, x, rs)
+    groups = _new_groups(misfits, xs, x, rs, bar)
     k0 = len(centres)
     for i, rows in enumerate(groups):
         labels[rows] = k0 + i
@@ -250,13 +250,12 @@ def _place_new(
     labels[new[free][nearer]] = k0 + to_made.argmax(axis=1)[nearer]
 
 
-def _new_groups(rows: Any, xs: Any, x: Any, rs: int) -> list[Any]:
+def _new_groups(rows: Any, xs: Any, x: Any, rs: int, bar: float) -> list[Any]:
     """The ``rows`` that agree, one group per subject: a group is cut in two while it is
-    mixed or its halves are apart (:func:`_apart`); the coherent groups of at least
-    NEW_MIN entries are kept. A subject's size does not count: many entries of one
-    subject stay one group, and two subjects two groups, however large the topics are."""
-    import numpy as np
-
+    mixed or its halves are apart (:func:`_apart`); what is left of a group once entries
+    far from the rest of it leave (:func:`_core`) is kept when it is coherent. A
+    subject's size does not count: many entries of one subject stay one group, and two
+    subjects two groups, however large the topics are."""
     corpus = pair_mean(x)
     todo, out = [rows], []
     while todo:
@@ -268,9 +267,29 @@ def _new_groups(rows: Any, xs: Any, x: Any, rs: int) -> list[Any]:
             if min(map(len, parts)) and (not coherent or _apart(x, *parts, corpus)):
                 todo += parts
                 continue
-        if coherent and len(group) >= NEW_MIN:
-            out.append(np.sort(group))
+        core = _core(group, xs, bar)
+        if len(core) >= NEW_MIN and relative(pair_mean(x[core]), corpus) >= MIXED_BELOW:
+            out.append(core)
     return out
+
+
+def _core(rows: Any, xs: Any, bar: float) -> Any:
+    """``rows`` less those that sit less close to the centre of the others than ``bar``
+    (old entries to their topic's centre), until all that are left do: a few short texts
+    that share a word or two read as coherent next to a whole corpus, but are no
+    subject."""
+    import numpy as np
+
+    rows = np.sort(rows)
+    while len(rows) >= NEW_MIN:
+        v = xs[rows]
+        others = np.asarray(v.sum(axis=0), dtype=np.float64).ravel()[None, :] - v
+        norms = np.linalg.norm(others, axis=1)
+        near = np.einsum("ij,ij->i", v, others) / np.where(norms > 0, norms, 1.0)
+        if near.min() >= bar:
+            break
+        rows = rows[near >= bar]
+    return rows
 
 
 def _apart(x: Any, a: Any, b: Any, corpus: float | None) -> bool:
