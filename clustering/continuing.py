@@ -145,8 +145,12 @@ def continue_fit(
     for g in ghosts:
         gone[g] = True
     arrived = ~old & ~gone  # the entries new to the topics, that may make or split one
-    centres = np.vstack([_unit_mean(xs[labels == c]) for c in range(k0)])
-    _place_new(labels, xs, x, centres, ghosts, arrived, start.grow, model.random_state, changes)
+    # each topic as its own entries make it: a hidden topic's, put in it, lend it no look
+    own = np.where(gone, -1, labels)
+    centres = np.vstack([_unit_mean(xs[own == c]) for c in range(k0)])
+    _place_new(
+        labels, own, xs, x, centres, ghosts, arrived, start.grow, model.random_state, changes
+    )
     if start.grow:
         _split_grown(labels, xs, x, start, arrived, model.random_state, changes)
     before = labels.copy()
@@ -199,6 +203,7 @@ def _unit_mean(rows: Any) -> Any:
 
 def _place_new(
     labels: Any,
+    own: Any,
     xs: Any,
     x: Any,
     centres: Any,
@@ -209,19 +214,19 @@ def _place_new(
     changes: Changes,
 ) -> None:
     """Each entry in no topic (label -1) to the nearest topic's centre (``centres``, of
-    the topics as they start). Where ``grow``, the ``arrived`` ones that fit none (less
-    close than FIT_QUANTILE of the old entries are to theirs) and agree form new topics,
-    one per subject (:func:`_new_groups`), which the others nearer to them join; an
-    entry nearer a hidden topic's entries (``ghosts``) than any topic's centre forms
-    none, or the hidden topic would be back."""
+    the topics' ``own`` entries: labels, -1 for the rest). Where ``grow``, the ``arrived``
+    ones that fit none (less close than FIT_QUANTILE of the own entries are to theirs)
+    and agree form new topics, one per subject (:func:`_new_groups`), which the others
+    nearer to them join; an entry nearer a hidden topic's entries (``ghosts``) than any
+    topic's centre forms none, or the hidden topic would be back."""
     import numpy as np
 
     new = np.flatnonzero(labels < 0)
     if not len(new):
         return
-    old = np.flatnonzero(labels >= 0)
-    own = np.einsum("ij,ij->i", xs[old], centres[labels[old]])
-    bar = float(np.quantile(own, FIT_QUANTILE))
+    old = np.flatnonzero(own >= 0)
+    fit = np.einsum("ij,ij->i", xs[old], centres[own[old]])
+    bar = float(np.quantile(fit, FIT_QUANTILE))
     sims = xs[new] @ centres.T
     best = sims.argmax(axis=1)
     near = sims[np.arange(len(new)), best]
