@@ -5,13 +5,15 @@ LSA projection give every entry its vector (when they still fit the entries); ea
 entry goes to the nearest topic's centre when it fits there as well as the topic's own
 entries do. A topic changes only where the data asks:
 
-- new entries that fit no topic and agree among themselves form a new topic;
+- new entries that fit no topic and agree among themselves form new topics, one per
+  subject;
 - a topic that new entries made incoherent (its cohesion fell below MIXED_BELOW) splits
-  in two when both parts are coherent;
+  in two when the new entries form a coherent part of their own;
 - a topic left with no entry goes.
 
 The user's corrections hold as in a fresh fit (:func:`.holding.hold`); hidden topics are
-already gone from the store, their entries in their next-best topics. The fit's own
+already gone from the store, their entries in other topics, and neither they nor new
+entries like them make or split a topic. The fit's own
 steps then judge, name and centre the topics (``TopicModel._finish``), so names follow
 the fresh fit's rules. :func:`.pipeline.cluster_store` calls :func:`continue_fit`, and
 fits afresh when it returns None.
