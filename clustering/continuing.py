@@ -5,13 +5,15 @@ LSA projection give every entry its vector (when they still fit the entries); ea
 entry goes to the nearest topic's centre when it fits there as well as the topic's own
 entries do. A topic changes only where the data asks:
 
-- new entries that fit no topic and agree among themselves form a new topic;
+- new entries that fit no topic and agree among themselves form new topics, one per
+  subject;
 - a topic that new entries made incoherent (its cohesion fell below MIXED_BELOW) splits
-  in two when both parts are coherent;
+  in two when the new entries form a coherent part of their own;
 - a topic left with no entry goes.
 
 The user's corrections hold as in a fresh fit (:func:`.holding.hold`); hidden topics are
-already gone from the store, their entries in their next-best topics. The fit's own
+already gone from the store, their entries in other topics, and neither they nor new
+entries like them make or split a topic. The fit's own
 steps then judge, name and centre the topics (``TopicModel._finish``), so names follow
 the fresh fit's rules. :func:`.pipeline.cluster_store` calls :func:`continue_fit`, and
 fits afresh when it returns None.
@@ -103,14 +105,18 @@ def continue_fit(
     *,
     held: Groups,
     context: Groups,
+    hidden: Groups | None = None,
     progress: Progress | None = None,
 ) -> Continued | None:
     """Fit ``model`` (unfitted, with the saved model's parameters) by continuing the
     ``saved`` one from ``start``; None when the saved vocabulary no longer fits the
-    entries (too many new ones, or new ones using words it never saw): fit afresh."""
+    entries (too many new ones, or new ones using words it never saw): fit afresh.
+    ``hidden`` maps each hidden topic to its entries: they, and new entries nearer to
+    them than to any topic, go to their nearest topic and make or split none."""
     import numpy as np
 
     clock = StageClock(progress)
+    hidden = hidden or {}
     n = count_entries(texts, tokens)
     old = start.labels >= 0
     n_old = int(old.sum())
@@ -134,13 +140,21 @@ def continue_fit(
 
     labels = np.array(start.labels, dtype=np.int64, copy=True)
     changes = Changes(old=n_old, placed=n - n_old - len(start.dissolve))
-    if len(start.dissolve):  # a hidden topic's entries form no topic again
-        centres = np.vstack([_unit_mean(xs[labels == c]) for c in range(k0)])
-        rows = np.asarray(start.dissolve, dtype=np.int64)
-        labels[rows] = (xs[rows] @ centres.T).argmax(axis=1)
-    _place_new(labels, xs, x, k0, start.grow, model.random_state, changes)
+    # a hidden topic's entries, those hidden since (dissolve) and those it still holds
+    gone = np.zeros(n, dtype=bool)
+    gone[np.asarray(start.dissolve, dtype=np.int64)] = True
+    ghosts = [np.asarray(g, dtype=np.int64) for g in [start.dissolve, *hidden.values()] if len(g)]
+    for g in ghosts:
+        gone[g] = True
+    arrived = ~old & ~gone  # the entries new to the topics, that may make or split one
+    # each topic as its own entries make it: a hidden topic's, put in it, lend it no look
+    own = np.where(gone, -1, labels)
+    centres = np.vstack([_unit_mean(xs[own == c]) for c in range(k0)])
+    _place_new(
+        labels, own, xs, x, centres, ghosts, arrived, start.grow, model.random_state, changes
+    )
     if start.grow:
-        _split_grown(labels, xs, x, start, model.random_state, changes)
+        _split_grown(labels, xs, x, start, arrived, model.random_state, changes)
     before = labels.copy()
     labels, held_keys = hold(xs, labels, held, [], context)
     k = int(labels.max()) + 1
@@ -190,56 +204,126 @@ def _unit_mean(rows: Any) -> Any:
 
 
 def _place_new(
-    labels: Any, xs: Any, x: Any, k0: int, grow: bool, rs: int, changes: Changes
+    labels: Any,
+    own: Any,
+    xs: Any,
+    x: Any,
+    centres: Any,
+    ghosts: Sequence[Any],
+    arrived: Any,
+    grow: bool,
+    rs: int,
+    changes: Changes,
 ) -> None:
-    """Each new entry (label -1) to the nearest topic's centre when it is as close as the
-    old entries are to theirs; the rest form new topics where they agree (``grow``), else
-    go to the nearest topic too."""
+    """Each entry in no topic (label -1) to the nearest topic's centre (``centres``, of
+    the topics' ``own`` entries: labels, -1 for the rest). Where ``grow``, the ``arrived``
+    ones that fit none (less close than FIT_QUANTILE of the own entries are to theirs)
+    and agree form new topics, one per subject (:func:`_new_groups`), which the others
+    nearer to them join; an entry nearer a hidden topic's entries (``ghosts``) than any
+    topic's centre forms none, or the hidden topic would be back."""
     import numpy as np
 
     new = np.flatnonzero(labels < 0)
     if not len(new):
         return
-    centres = np.vstack([_unit_mean(xs[labels == c]) for c in range(k0)])
-    old = np.flatnonzero(labels >= 0)
-    own = np.einsum("ij,ij->i", xs[old], centres[labels[old]])
-    bar = float(np.quantile(own, FIT_QUANTILE))
+    old = np.flatnonzero(own >= 0)
+    fit = np.einsum("ij,ij->i", xs[old], centres[own[old]])
+    bar = float(np.quantile(fit, FIT_QUANTILE))
     sims = xs[new] @ centres.T
     best = sims.argmax(axis=1)
+    near = sims[np.arange(len(new)), best]
     labels[new] = best
-    misfits = new[sims[np.arange(len(new)), best] < bar]
-    if not grow or len(misfits) < NEW_MIN:
+    if not grow:
         return
-    sizes = np.bincount(labels[old], minlength=k0)
-    groups = max(1, round(len(misfits) / max(float(np.median(sizes)), 1.0)))
-    groups = min(groups, len(misfits) // NEW_MIN)
-    if groups < 1:
+    ghosted = np.zeros(len(new), dtype=bool)
+    for g in ghosts:
+        ghosted |= xs[new] @ _unit_mean(xs[g]) > near
+    arrived[new[ghosted]] = False  # like the hidden topic's own entries from now on
+    misfits = new[(near < bar) & arrived[new]]
+    if len(misfits) < NEW_MIN:
         return
-    parts = (
-        kmeans(xs[misfits], groups, [], rs, SPLIT_STARTS)[0]
-        if groups > 1
-        else np.zeros(len(misfits), dtype=np.int64)
-    )
+    groups = _new_groups(misfits, xs, x, rs, bar)
+    k0 = len(centres)
+    for i, rows in enumerate(groups):
+        labels[rows] = k0 + i
+        changes.new_topics += 1
+    if not groups:
+        return
+    # a new entry that fit an old topic joins a new one when that is nearer still
+    made = np.vstack([_unit_mean(xs[rows]) for rows in groups])
+    free = (labels[new] < k0) & arrived[new]
+    to_made = xs[new[free]] @ made.T
+    nearer = to_made.max(axis=1) > near[free]
+    labels[new[free][nearer]] = k0 + to_made.argmax(axis=1)[nearer]
+
+
+def _new_groups(rows: Any, xs: Any, x: Any, rs: int, bar: float) -> list[Any]:
+    """The ``rows`` that agree, one group per subject: a group is cut in two while it is
+    mixed or its halves are apart (:func:`_apart`); what is left of a group once entries
+    far from the rest of it leave (:func:`_core`) is kept when it is coherent. A
+    subject's size does not count: many entries of one subject stay one group, and two
+    subjects two groups, however large the topics are."""
     corpus = pair_mean(x)
-    for g in range(groups):
-        rows = misfits[parts == g]
-        if len(rows) >= NEW_MIN and relative(pair_mean(x[rows]), corpus) >= MIXED_BELOW:
-            labels[rows] = int(labels.max()) + 1
-            changes.new_topics += 1
+    todo, out = [rows], []
+    while todo:
+        group = todo.pop()
+        coherent = relative(pair_mean(x[group]), corpus) >= MIXED_BELOW
+        if len(group) >= 2 * NEW_MIN:
+            halves = kmeans(xs[group], 2, [], rs, SPLIT_STARTS)[0]
+            parts = [group[halves == h] for h in (0, 1)]
+            if min(map(len, parts)) and (not coherent or _apart(x, *parts, corpus)):
+                todo += parts
+                continue
+        core = _core(group, xs, bar)
+        if len(core) >= NEW_MIN and relative(pair_mean(x[core]), corpus) >= MIXED_BELOW:
+            out.append(core)
+    return out
 
 
-def _split_grown(labels: Any, xs: Any, x: Any, start: Start, rs: int, changes: Changes) -> None:
-    """Split in two each topic that was coherent and that its new entries made
-    incoherent, when both parts are coherent; the part holding more of its old entries
-    keeps the topic."""
+def _core(rows: Any, xs: Any, bar: float) -> Any:
+    """``rows`` less those that sit less close to the centre of the others than ``bar``
+    (old entries to their topic's centre), until all that are left do: a few short texts
+    that share a word or two read as coherent next to a whole corpus, but are no
+    subject."""
+    import numpy as np
+
+    rows = np.sort(rows)
+    while len(rows) >= NEW_MIN:
+        v = xs[rows]
+        others = np.asarray(v.sum(axis=0), dtype=np.float64).ravel()[None, :] - v
+        norms = np.linalg.norm(others, axis=1)
+        near = np.einsum("ij,ij->i", v, others) / np.where(norms > 0, norms, 1.0)
+        if near.min() >= bar:
+            break
+        rows = rows[near >= bar]
+    return rows
+
+
+def _apart(x: Any, a: Any, b: Any, corpus: float | None) -> bool:
+    """Whether an entry of rows ``a`` shares with one of rows ``b`` no more than a mixed
+    topic's entries share: two subjects, not two halves of one."""
+    import numpy as np
+
+    sa = np.asarray(x[a].sum(axis=0), dtype=np.float64).ravel()
+    sb = np.asarray(x[b].sum(axis=0), dtype=np.float64).ravel()
+    return relative(float(sa @ sb) / (len(a) * len(b)), corpus) < MIXED_BELOW
+
+
+def _split_grown(
+    labels: Any, xs: Any, x: Any, start: Start, arrived: Any, rs: int, changes: Changes
+) -> None:
+    """Split in two each topic that was coherent and that the entries which ``arrived``
+    in it made mixed, when the new ones form a coherent group of their own: the part
+    holding more of its old entries keeps the topic, the other leaves when it is mostly
+    new entries (at most one other entry for two new). A cut through the old entries, or
+    one that sets a hidden topic's entries apart, is no split the data asked for."""
     import numpy as np
 
     corpus = pair_mean(x)
-    old = start.labels >= 0
+    settled = start.labels >= 0
     for c in range(len(start.anchors)):
         members = np.flatnonzero(labels == c)
-        grew = bool((~old[members]).any())
-        if not grew or start.pinned[c] is not None or len(members) < 2 * NEW_MIN:
+        if arrived[members].sum() < NEW_MIN or start.pinned[c] is not None:
             continue
         if start.cohesion[c] < MIXED_BELOW:
             continue
@@ -247,12 +331,13 @@ def _split_grown(labels: Any, xs: Any, x: Any, start: Start, rs: int, changes: C
             continue
         halves = kmeans(xs[members], 2, [], rs, SPLIT_STARTS)[0]
         parts = [members[halves == h] for h in (0, 1)]
-        if min(map(len, parts)) < NEW_MIN:
+        leaving = min(parts, key=lambda p: (int(settled[p].sum()), -len(p)))
+        newcomers = int(arrived[leaving].sum())
+        if newcomers < NEW_MIN or len(leaving) - newcomers > newcomers // 2:
             continue
         if min(relative(pair_mean(x[p]), corpus) for p in parts) < MIXED_BELOW:
             continue
-        rest = min(parts, key=lambda p: (int(old[p].sum()), -len(p)))
-        labels[rest] = int(labels.max()) + 1
+        labels[leaving] = max(int(labels.max()) + 1, len(start.anchors))
         changes.split += 1
 
 

@@ -156,6 +156,7 @@ def _cluster_once(
             start.start,
             held=held.held,
             context=held.context,
+            hidden=held.hidden,
             progress=progress,
         )
         report.changes = (

@@ -1,0 +1,69 @@
+"""A hidden topic stays hidden when `cluster` continues the saved model: new entries of
+its subject join topics of old entries and form no topic of their own, so the hidden
+topic does not come back under another id or name. Topics are found by their members."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+from helpers import CliResult, ok
+from topiclens.store import Store
+
+GPU = ["gpu", "kernel", "cuda", "warp", "register", "occupancy"]
+DATABASE = ["database", "index", "query", "planner", "btree", "join"]
+NETWORK = ["packet", "router", "switch", "latency", "bandwidth", "congestion"]
+SIZES = ((GPU, 30), (DATABASE, 6), (NETWORK, 30))  # each subject's first entries
+NEW = 8  # database entries imported after the hide
+
+
+def _write(path: Path, texts: list[str], first: int) -> Path:
+    rows = (
+        orjson.dumps({"title": f"{t} {first + i}", "summary": t}) + b"\n"
+        for i, t in enumerate(texts)
+    )
+    path.write_bytes(b"".join(rows))
+    return path
+
+
+def _topics(data_dir: Path) -> tuple[dict[str, int], dict[int, str], set[str]]:
+    """Each entry's topic id, each topic's name, and the database entries' ids."""
+    with Store.open_dir(data_dir) as store:
+        database = {e.id for e in store.entries() if set(DATABASE) & set(e.title.split())}
+        names = {t.id: t.name for t in store.topics()}
+        return dict(store.assignments()), names, database
+
+
+def _share(rows: set[str], assigned: dict[str, int], tid: int) -> float:
+    """The share of topic ``tid``'s entries that are among ``rows``."""
+    members = [e for e, t in assigned.items() if t == tid]
+    return sum(e in rows for e in members) / len(members)
+
+
+def test_new_entries_of_a_hidden_topics_subject_do_not_bring_it_back(
+    cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path
+):
+    rng = random.Random(0)
+    old = [" ".join(rng.sample(words, 5)) for words, n in SIZES for _ in range(n)]
+    new = [" ".join(rng.sample(DATABASE, 5)) for _ in range(NEW)]
+    anchors = tmp_path / "anchors.txt"
+    anchors.write_text("")  # no anchors: the topics come from these entries alone
+    ok(cli("import", str(_write(tmp_path / "old.jsonl", old, 0))))
+    ok(cli("cluster", "--anchors", str(anchors)))
+    first, names, database = _topics(data_dir)
+    # the user hides the database subject: every topic mostly of database entries
+    hidden = [t for t in names if _share(database, first, t) > 0.5]
+    assert hidden
+    for tid in hidden:
+        ok(cli("topic", "hide", str(tid)))
+    ok(cli("import", str(_write(tmp_path / "new.jsonl", new, len(old)))))
+    out = ok(cli("cluster", "--anchors", str(anchors)))
+    assert "started over" not in out
+    second, after, database = _topics(data_dir)
+    assert len(second) == len(old) + NEW and len(database) == SIZES[1][1] + NEW
+    # the new entries joined topics of old entries: no topic, and no id, is new
+    assert "new topic" not in out and set(after) <= set(names) - set(hidden)
+    assert all(_share(database, second, t) < 1 for t in after)
+    assert not {names[t] for t in hidden} & set(after.values())
