@@ -147,15 +147,18 @@ def gather_into_anchors(
     counts: Any,
     vocab_tokens: Sequence[str],
     vectors: Any,
+    leads: Leads | None = None,
 ) -> Any:
-    """``labels`` where each entry of a mixed cluster (a cohesion below MIXED_BELOW: its
-    entries share no subject) that centrally discusses the anchor of a coherent anchor
-    cluster (``anchors[c]``) has moved to that cluster, the most central one when several
-    qualify. Centrally: the anchor's own terms (``term_sets``) weigh at least
-    ALSO_MIN_CENTRALITY of the entry's heaviest word and GATHER_OF_OWN of the median
-    weight they have in the cluster's own entries, and the entry says them more than once.
-    Clusters a user pinned or held keep their entries, and a cluster every entry of which
-    would leave keeps them all (its entries share that much after all)."""
+    """``labels`` where an entry whose cluster is not what it is about has moved to the
+    coherent anchor cluster (``anchors[c]``) it centrally discusses, the most central one
+    when several qualify. Not what it is about: a mixed cluster (a cohesion below
+    MIXED_BELOW: its entries share no subject), or an anchor's cluster whose anchor the
+    entry is not about (:func:`about_anchor`, its ``leads`` read). Centrally: the anchor's
+    own terms (``term_sets``) weigh at least ALSO_MIN_CENTRALITY of the entry's heaviest
+    word and GATHER_OF_OWN of the median weight they have in the cluster's own entries, and
+    the entry says them more than once: it would be listed "also" there. Clusters a user
+    pinned or held keep their entries, and a cluster every entry of which would leave keeps
+    them all (its entries share that much after all)."""
     import numpy as np
 
     out = labels.copy()
@@ -168,12 +171,24 @@ def gather_into_anchors(
         if name is not None and name in term_sets and coherent[c]
     ]
     sources = [c for c in range(k) if not coherent[c] and pinned[c] is None]
+    loose = np.isin(labels, sources)
+    words = word_columns(vocab_tokens)
+    top = heaviest_word(tfidf, words)
+    wanted = set().union(*(term_sets[a] for a in anchors[:k] if a in term_sets))
+    col = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
+    for c, name in enumerate(anchors[:k]):
+        if name is None or name not in term_sets or pinned[c] is not None or not coherent[c]:
+            continue
+        # an anchor's cluster: its entries not about the anchor may go where they belong
+        members = np.flatnonzero(labels == c)
+        cols = [col[t] for t in term_sets[name] if t in col]
+        named = None if leads is None else leads.name(members, term_sets[name])
+        stray = members[~about_anchor(tfidf, counts, cols, words, members, named)]
+        if len(stray):
+            loose[stray] = True
+            sources.append(c)
     if not targets or not sources:
         return out
-    loose = np.isin(labels, sources)
-    top = heaviest_word(tfidf, word_columns(vocab_tokens))
-    wanted = set().union(*(term_sets[anchors[c]] for c in targets))
-    col = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
     best = np.zeros(len(labels))
     where = np.full(len(labels), -1)
     for c in targets:
@@ -181,7 +196,7 @@ def gather_into_anchors(
         share = centrality(tfidf, counts, cols, top)
         own = share[(labels == c) & (share > 0)]
         bar = max(ALSO_MIN_CENTRALITY, GATHER_OF_OWN * float(np.median(own)) if len(own) else 0.0)
-        better = loose & (share >= bar) & (share > best)
+        better = loose & (labels != c) & (share >= bar) & (share > best)
         best[better], where[better] = share[better], c
     for c in sources:
         members = labels == c

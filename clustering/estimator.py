@@ -526,6 +526,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
                 f.counts,
                 vocab,
                 f.vectors,
+                leads,
             )
             topics += [FittedTopic() for _ in range(int(labels.max()) + 1 - k)]
         return labels, topics
