@@ -163,6 +163,8 @@ def gather_into_anchors(
 
     out = labels.copy()
     k = int(labels.max()) + 1
+    if not any(a in term_sets for a in anchors[:k] if a is not None):
+        return out
     corpus = pair_mean(vectors)
     coherent = [relative(pair_mean(vectors[labels == c]), corpus) >= MIXED_BELOW for c in range(k)]
     targets = [
@@ -173,7 +175,6 @@ def gather_into_anchors(
     sources = [c for c in range(k) if not coherent[c] and pinned[c] is None]
     loose = np.isin(labels, sources)
     words = word_columns(vocab_tokens)
-    top = heaviest_word(tfidf, words)
     wanted = set().union(*(term_sets[a] for a in anchors[:k] if a in term_sets))
     col = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
     for c, name in enumerate(anchors[:k]):
@@ -189,15 +190,22 @@ def gather_into_anchors(
             sources.append(c)
     if not targets or not sources:
         return out
-    best = np.zeros(len(labels))
+    # only the rows that may move, and each target's own: at 100,000 entries the whole
+    # matrix costs seconds
+    idx = np.flatnonzero(loose)
+    rows, uses = tfidf[idx], counts[idx]
+    top = heaviest_word(rows, words)
+    best = np.zeros(len(idx))
     where = np.full(len(labels), -1)
     for c in targets:
         cols = [col[t] for t in term_sets[anchors[c]] if t in col]
-        share = centrality(tfidf, counts, cols, top)
-        own = share[(labels == c) & (share > 0)]
+        mine = np.flatnonzero(labels == c)
+        own = centrality(tfidf[mine], counts[mine], cols, heaviest_word(tfidf[mine], words))
+        own = own[own > 0]
         bar = max(ALSO_MIN_CENTRALITY, GATHER_OF_OWN * float(np.median(own)) if len(own) else 0.0)
-        better = loose & (labels != c) & (share >= bar) & (share > best)
-        best[better], where[better] = share[better], c
+        share = centrality(rows, uses, cols, top)
+        better = (labels[idx] != c) & (share >= bar) & (share > best)
+        best[better], where[idx[better]] = share[better], c
     for c in sources:
         members = labels == c
         if (where[members] >= 0).all():
