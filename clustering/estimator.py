@@ -34,7 +34,8 @@ from sklearn.utils import Tags
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .anchor_topics import earned_names, split_off_rest
+from .aboutness import Leads
+from .anchor_topics import earned_names, gather_into_anchors, split_off_rest
 from .anchors import Anchor, AnchorGroup, anchor_groups
 from .cohesion import MIXED_BELOW, cohesion
 from .features import (
@@ -339,7 +340,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
         clock.done(Stage.KMEANS, 0.75)
 
         own = anchor_term_sets(self.anchors, self._tokenize)
-        labels, topics = self._topics(part, seeds, own, f, fitted.vocab)
+        leads = Leads(texts, self._tokenize)
+        labels, topics = self._topics(part, seeds, own, f, fitted.vocab, leads)
         return self._finish(topics, labels, part, own, f, fitted, texts, bigrams, near, clock)
 
     def _finish(
@@ -482,6 +484,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         own: dict[str, set[str]],
         f: Features,
         vocab: Sequence[str],
+        leads: Leads,
     ) -> tuple[Any, list[FittedTopic]]:
         """One topic per cluster, with the anchor and the pinned group it carries on;
         with an automatic k, an anchor's topic gives up its rest (entries not about the
@@ -503,7 +506,27 @@ class TopicModel(ClusterMixin, BaseEstimator):
         if self.n_topics == "auto":  # --k N gives N topics
             whole = [t.held if t.pinned is None else t.pinned for t in topics]
             labels = split_off_rest(
-                labels, [t.anchor for t in topics], whole, own, f.tfidf, f.counts, vocab, f.vectors
+                labels,
+                [t.anchor for t in topics],
+                whole,
+                own,
+                f.tfidf,
+                f.counts,
+                vocab,
+                f.vectors,
+                leads,
+            )
+            grown = int(labels.max()) + 1 - k
+            labels = gather_into_anchors(
+                labels,
+                [t.anchor for t in topics] + [None] * grown,
+                whole + [None] * grown,
+                own,
+                f.tfidf,
+                f.counts,
+                vocab,
+                f.vectors,
+                leads,
             )
             topics += [FittedTopic() for _ in range(int(labels.max()) + 1 - k)]
         return labels, topics
@@ -530,7 +553,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
         terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
         anchors = [t.anchor for t in topics]
         mixed = [t.mixed for t in topics]
-        named = earned_names(anchors, mixed, labels, terms, own, f, vocab)
+        leads = Leads(texts, self._tokenize)
+        named = earned_names(anchors, mixed, labels, terms, own, f, vocab, leads)
         in_names = set().union(*(terms[a] for a in named if a))
         naming = name_topics(
             f.counts,

@@ -39,9 +39,10 @@ def test_kv_cache_lists_the_kv_cache_entries_through_also(store: Store):
     primary, also = set(store.topic_entry_ids(kv.id)), set(store.also_entry_ids(kv.id))
     assert also and not primary & also
     about = _about("KV cache")
-    # the lossless KV cache compression and decode context parallelism entries sit in
-    # other topics, and are listed here as well
-    assert {"09ece52234ba9c09", "59af7b28c5a8c150"} <= also
+    # the lossless KV cache compression entry sits in the compression topic and is listed
+    # here as well; decode context parallelism, about the KV cache, is here either way
+    assert "09ece52234ba9c09" in also
+    assert "59af7b28c5a8c150" in primary | also
     assert len((primary | also) & about) >= 5, sorted(about - primary - also)
     for eid in also:
         assert kv.id in {t.id for t in store.also_topics(eid)}

@@ -60,7 +60,7 @@ def test_a_rest_that_shares_little_stays() -> None:
 
 
 def test_too_small_a_rest_stays() -> None:
-    labels, tfidf, counts, v = _corpus(about=1, mention=2)
+    labels, tfidf, counts, v = _corpus(about=1, mention=1)
     assert _split(labels, tfidf, counts, v).tolist() == labels.tolist()
 
 
