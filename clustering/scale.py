@@ -163,9 +163,10 @@ def continue_sampled(
     progress: Progress | None = None,
 ) -> Continued | None:
     """Continue the saved model on the entries it was fitted on (``fitted``, indices; at
-    most ``size`` of them) and a sample of the others at the same rate (with every held
-    entry): ``fit(tokens, start, held, context)`` is :func:`.continuing.continue_fit` on
-    those; then place the rest with the continued model. None when ``fit`` gives up."""
+    most ``size`` of them), a sample of the entries in no topic yet at the same rate, and
+    every held entry: ``fit(tokens, start, held, context)`` is
+    :func:`.continuing.continue_fit` on those; then place the rest (the other entries in
+    topics among them) with the continued model. None when ``fit`` gives up."""
     import numpy as np
 
     from .continuing import Start, _mapped
@@ -175,7 +176,8 @@ def continue_sampled(
     rng = np.random.default_rng(model.random_state)
     if len(fitted) > size:  # a model fitted on every entry, before the store grew
         fitted = np.sort(rng.choice(fitted, size, replace=False))
-    others = np.setdiff1d(np.arange(n, dtype=np.int64), fitted)
+    # the entries in no topic yet, sampled at the rate the saved model's entries were
+    others = np.setdiff1d(np.flatnonzero(start.labels < 0), fitted)
     rate = len(fitted) / max(n, 1)
     drawn = rng.choice(others, size=round(rate * len(others)), replace=False)
     extra = [np.asarray(g, dtype=np.int64) for g in [*held.values(), *context.values()]]

@@ -78,7 +78,9 @@ def test_a_sampled_fit_groups_every_entry_by_its_subject():
 def test_a_held_group_ends_in_one_topic_even_outside_the_sample():
     tids, rows = corpus()
     held_rows = [rows["gpu"][5], rows["db"][7], rows["bird"][9]]
-    m = fit_sampled(model(), tids, size=30, pinned={}, held={"mine": held_rows}, hidden=[], context={})
+    m = fit_sampled(
+        model(), tids, size=30, pinned={}, held={"mine": held_rows}, hidden=[], context={}
+    )
     assert set(held_rows) <= set(m.fitted_rows_.tolist())
     assert len({int(m.labels_[i]) for i in held_rows}) == 1
 
