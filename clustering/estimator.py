@@ -24,7 +24,7 @@ pipeline imports it inside its functions). jieba loads when a model first tokeni
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
@@ -212,6 +212,9 @@ class TopicModel(ClusterMixin, BaseEstimator):
         The LSA projection (None without LSA).
     embedding_ : ndarray of shape (n_entries, n_dims) or None
         The fitted entries' LSA vectors (float16), which new texts are smoothed towards.
+    fitted_rows_ : ndarray or None
+        Set by a fit on a sample (:mod:`.scale`): the entries whose vectors
+        ``embedding_`` holds; None when it holds every fitted entry's.
     inertia_ : float
         KMeans's inertia.
     silhouette_ : float or None
@@ -387,6 +390,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         self.components_ = fitted.components
         # what placing new texts compares them with; float16 halves the saved model
         self.embedding_ = None if fitted.components is None else f.vectors.astype(np.float16)
+        self.fitted_rows_ = None  # every entry's vector is kept (a sampled fit: its rows)
         self.inertia_ = part.inertia
         self.silhouette_ = part.silhouette
         self.spectral_ = part.spectral
@@ -617,10 +621,13 @@ class TopicModel(ClusterMixin, BaseEstimator):
         *,
         tokens: Docs | None = None,
         among: Sequence[bool] | None = None,
+        neighbours: Callable[[Any, Any, int], tuple[Any, Any]] | None = None,
     ) -> Placement:
         """Place new texts as the fit placed its own: the fitted vocabulary, weights and
         projection; smoothed towards their nearest fitted entries; then the nearest
-        topic centre (only topics ``among`` allows, when given)."""
+        topic centre (only topics ``among`` allows, when given). ``neighbours(queries,
+        pool, m)`` finds the nearest fitted entries instead of :func:`nearest_in` (a
+        large fit's grouped search, :class:`.scale.PoolIndex`)."""
         import numpy as np
 
         self._check_fitted()
@@ -632,7 +639,9 @@ class TopicModel(ClusterMixin, BaseEstimator):
         if self.embedding_ is not None and len(self.embedding_):
             pool = self.embedding_.astype(np.float32)
             k_smooth = smooth_count(len(pool)) if self.smoothing else 0
-            near_idx, near_sim = nearest_in(vectors, pool, max(k_smooth, self.n_similar))
+            near_idx, near_sim = (neighbours or nearest_in)(
+                vectors, pool, max(k_smooth, self.n_similar)
+            )
             if self.smoothing:
                 vectors = smooth(vectors, near_idx[:, :k_smooth], pool)
             similar = similar_pairs(near_idx, near_sim, self.n_similar)

@@ -22,13 +22,14 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .anchors import load_anchors
 from .continuing import Start, continue_fit
 from .membership import TermIndex
 from .partition import MAX_SHARE
 from .report import ClusterReport
+from .scale import Sampling
 from .stages import Progress, Stage
 from .token_cache import (
     TokenIds,
@@ -61,6 +62,7 @@ def cluster_store(
     random_state: int = 0,
     progress: Progress | None = None,
     fresh: bool = False,
+    sampling: Sampling | None = None,
 ) -> ClusterReport:
     """Re-cluster every entry in the store and write topics, assignments (with score and
     the terms tying each entry to its topic), similar entries and the fitted model.
@@ -72,12 +74,17 @@ def cluster_store(
     A correction made (or undone, or restored) while it runs is never lost: the result is
     written only if the corrections are still those it read, else it starts again with
     them (:class:`~topiclens.store.correction_log.CorrectionsChanged` after
-    CLUSTER_ATTEMPTS tries)."""
+    CLUSTER_ATTEMPTS tries).
+
+    Above ``sampling.above`` entries (None: :class:`.scale.Sampling`'s defaults) the fit
+    runs on a sample and places the other entries (:mod:`.scale`)."""
     from topiclens.store.correction_log import CorrectionsChanged
 
     for attempt in range(CLUSTER_ATTEMPTS):
         try:
-            return _cluster_once(store, k, anchors_path, random_state, progress, fresh)
+            return _cluster_once(
+                store, k, anchors_path, random_state, progress, fresh, sampling or Sampling()
+            )
         except CorrectionsChanged:
             if attempt == CLUSTER_ATTEMPTS - 1:
                 raise CorrectionsChanged(
@@ -94,6 +101,7 @@ def _cluster_once(
     random_state: int,
     progress: Progress | None,
     fresh: bool,
+    sampling: Sampling,
 ) -> ClusterReport:
     """One try of :func:`cluster_store`."""
     from topiclens.store.correction_log import CorrectionsChanged
@@ -135,7 +143,8 @@ def _cluster_once(
     saved = None if fresh else _continuable(store, model, hidden_labels)
     # the texts only feed the bigram features, on corpora small enough for them
     wanted = saved.model.bigrams_ if saved is not None else model.needs_texts(len(ids))
-    texts = [text for _, text in store.entry_texts(ids)] if wanted else None
+    big = sampling.applies(len(ids))  # fitted on a sample, which reads no text
+    texts = [text for _, text in store.entry_texts(ids)] if wanted and not big else None
     report.seconds[Stage.TOKENIZE] = time.perf_counter() - t0
 
     # the user's corrections hold their topics; the names the user gave seed theirs
@@ -148,24 +157,42 @@ def _cluster_once(
     continued = None
     if saved is not None:
         start = _start(store, ids, saved.entry_ids, named, model, set(held.hidden), grow=k is None)
-        continued = continue_fit(
-            model,
-            saved.model,
-            texts,
-            tids.counts(),
-            start.start,
-            held=held.held,
-            context=held.context,
-            hidden=held.hidden,
-            progress=progress,
-        )
+        if big:
+            continued = _continue_sampled(
+                model, saved, tids, start.start, position, held, sampling.size, progress
+            )
+        else:
+            continued = continue_fit(
+                model,
+                saved.model,
+                texts,
+                tids.counts(),
+                start.start,
+                held=held.held,
+                context=held.context,
+                hidden=held.hidden,
+                progress=progress,
+            )
         report.changes = (
             continued.changes.line()
             if continued is not None
             else "started over: the saved model no longer fits the entries (too many new "
             "ones, or too many words it never saw)"
         )
-    if continued is None:
+    if continued is None and big:
+        from .scale import fit_sampled
+
+        fit_sampled(
+            model,
+            tids,
+            size=sampling.size,
+            pinned=pinned,
+            held=held.held,
+            hidden=list(held.hidden.values()),
+            context=held.context,
+            progress=progress,
+        )
+    elif continued is None:
         if texts is None and model.needs_texts(len(ids)):
             texts = [text for _, text in store.entry_texts(ids)]
         model.fit(
@@ -231,7 +258,7 @@ def _cluster_once(
     ]
     say(Stage.STORE, 0.95)
     # topics and the model that places new entries land in one transaction
-    saved_blob = (tokenizer_version(), _save(model, matched.ids, ids))
+    saved_blob = (tokenizer_version(), _save(model, matched.ids, ids, model.fitted_rows_))
     store.replace_topics(
         topics, assignments, similar, model=saved_blob, also=also, corrections=corrections
     )
@@ -560,6 +587,48 @@ def _start(
     return _Begun(start, [t.id for t in topics])
 
 
+def _continue_sampled(
+    model: TopicModel,
+    saved: Saved,
+    tids: TokenIds,
+    start: Start,
+    position: dict[str, int],
+    held: Holding,
+    size: int,
+    progress: Progress | None,
+) -> Any:
+    """:func:`.scale.continue_sampled` of the ``saved`` model: continued on the entries
+    whose vectors it keeps (at most a sample's worth) and a sample of the others."""
+    import numpy as np
+
+    from .scale import continue_sampled
+
+    kept = saved.entry_ids if saved.rows is None else [saved.entry_ids[r] for r in saved.rows]
+    fitted = np.asarray([position[e] for e in kept if e in position], dtype=np.int64)
+    return continue_sampled(
+        lambda tokens, begun, held_rows, context_rows, hidden_rows: continue_fit(
+            model,
+            saved.model,
+            None,
+            tokens,
+            begun,
+            held=held_rows,
+            context=context_rows,
+            hidden=hidden_rows,
+            progress=progress,
+        ),
+        model,
+        tids,
+        start,
+        fitted,
+        size=size,
+        held=held.held,
+        context=held.context,
+        hidden=held.hidden,
+        progress=progress,
+    )
+
+
 # --- the saved model: a TopicModel with its topics' and entries' ids ----------------------
 
 
@@ -567,18 +636,27 @@ class Saved(NamedTuple):
     model: TopicModel
     topic_ids: list[int]  # the store's id of each of the model's topics
     entry_ids: list[str]  # the store's id of each entry the model was fitted on
+    # the indices into entry_ids of the entries whose vectors the model keeps, in order
+    # (None: every one; a fit on a sample keeps the sample's, :mod:`.scale`)
+    rows: list[int] | None = None
+
+    def embedded_id(self, j: int) -> str:
+        """The id of the entry of the model's ``j``-th kept vector."""
+        return self.entry_ids[j if self.rows is None else self.rows[j]]
 
 
-def _save(model: TopicModel, topic_ids: list[int], entry_ids: list[str]) -> bytes:
+def _save(model: TopicModel, topic_ids: list[int], entry_ids: list[str], rows: Any = None) -> bytes:
     import numpy as np
 
     buf = io.BytesIO()
+    extra = {} if rows is None else {"rows": np.asarray(rows, dtype=np.int64)}
     np.savez(
         buf,
         format=np.frombuffer(SAVED_FORMAT.encode(), dtype=np.uint8),
         model=np.frombuffer(model.to_bytes(), dtype=np.uint8),
         topic_ids=np.asarray(topic_ids, dtype=np.int64),
         entry_ids=np.frombuffer(_SEP.join(entry_ids).encode("ascii"), dtype=np.uint8),
+        **extra,
     )
     return buf.getvalue()
 
@@ -600,7 +678,8 @@ def saved_model(store: Store) -> Saved | None:
             return None
         model = TopicModel.from_bytes(bytes(z["model"]))
         entries = bytes(z["entry_ids"]).decode("ascii")
-        return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [])
+        rows = z["rows"].tolist() if "rows" in z.files else None
+        return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [], rows)
     except Exception:  # numpy raises several kinds for bytes that are not its npz
         return None
 
@@ -676,7 +755,7 @@ def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[
                 for i in index.central(term_tokens(store, c.terms)):
                     out[todo[i].id] = (c.topic_id, out[todo[i].id][1], [])
     similar = {
-        e.id: [(saved.entry_ids[j], v) for j, v in near]
+        e.id: [(saved.embedded_id(j), v) for j, v in near]
         for e, near in zip(todo, placed.similar, strict=True)
     }
     also = [

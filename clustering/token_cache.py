@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 SEP = "\x1f"  # between tokens in a blob (never inside a token: control characters go)
 PARALLEL_MIN = 2000  # below this many texts, starting workers costs more than it saves
+TEXT_WINDOW = 20_000  # texts read from the store at a time while tokenizing
 ANCHOR_TOKENS_KEY = "clustering.anchor_tokens"
 
 
@@ -84,8 +85,7 @@ def entry_token_ids(
         if i is not None:
             blobs[i] = blob
     missing = [i for i, b in enumerate(blobs) if b is None]
-    texts = dict(store.entry_texts([ids[i] for i in missing])) if missing else {}
-    missing = [i for i in missing if ids[i] in texts]  # an id not stored has no tokens
+    tokenized = 0
     batch: list[tuple[int, list[str]]] = []
 
     def flush() -> None:
@@ -95,9 +95,21 @@ def entry_token_ids(
             blobs[i] = blob
         batch.clear()
 
-    fresh = iter_tokenize([texts[ids[i]] for i in missing], progress=progress)
-    for i, blob in zip(missing, fresh, strict=True):
-        batch.append((i, decode(blob)))
+    # the texts are read TEXT_WINDOW at a time: a million of them would not fit in memory
+    found: list[int] = []  # the missing entries the store holds (an id not stored has none)
+
+    def windows() -> Iterator[list[str]]:
+        for lo in range(0, len(missing), TEXT_WINDOW):
+            part = missing[lo : lo + TEXT_WINDOW]
+            texts = dict(store.entry_texts([ids[i] for i in part]))
+            here = [i for i in part if ids[i] in texts]
+            found.extend(here)
+            yield [texts[ids[i]] for i in here]
+
+    fresh = iter_tokenize_windows(windows(), len(missing), progress=progress)
+    for blob in fresh:
+        batch.append((found[tokenized], decode(blob)))
+        tokenized += 1
         if len(batch) >= 5000:
             flush()
     if batch:
@@ -106,7 +118,7 @@ def entry_token_ids(
     indptr = np.zeros(len(done) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, done), dtype=np.int64, count=len(done)) // 4, out=indptr[1:])
     ids_array = np.frombuffer(b"".join(done), dtype=np.uint32)
-    return TokenIds(ids_array, indptr, store.token_vocab()), len(missing)
+    return TokenIds(ids_array, indptr, store.token_vocab()), tokenized
 
 
 def entry_tokens(
@@ -187,27 +199,43 @@ def iter_tokenize(
     are ready; on every core (one jieba per worker process) when there are enough texts
     to pay for starting the workers. ``progress(done_fraction)`` is called from the
     calling thread."""
+    return iter_tokenize_windows([texts], len(texts), processes=processes, progress=progress)
+
+
+def iter_tokenize_windows(
+    windows: Iterable[list[str]],
+    n: int,
+    *,
+    processes: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Iterator[bytes]:
+    """:func:`iter_tokenize` of texts that come a window at a time (about ``n`` in all),
+    each window asked for when the last is done, with one set of workers for them all."""
     import os
 
-    n = len(texts)
     workers = processes if processes is not None else (os.cpu_count() or 1)
+    done = 0
     if n < PARALLEL_MIN or workers <= 1:
         tk = default_tokenizer()
         step = max(1, n // 20)
-        for i, t in enumerate(texts):
-            yield encode(tk(t))
-            if progress and (i + 1) % step == 0:
-                progress((i + 1) / n)
+        for texts in windows:
+            for t in texts:
+                yield encode(tk(t))
+                done += 1
+                if progress and done % step == 0:
+                    progress(min(1.0, done / n))
         return
     import multiprocessing
 
     chunk = 250
-    chunks = [texts[i : i + chunk] for i in range(0, n, chunk)]
     # spawn, not fork: the reader calls this from a thread, and forking a threaded
     # process can deadlock
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker) as pool:
-        for i, part in enumerate(pool.imap(_work, chunks)):
-            yield from part
-            if progress:
-                progress((i + 1) / len(chunks))
+        for texts in windows:
+            chunks = [texts[i : i + chunk] for i in range(0, len(texts), chunk)]
+            for part in pool.imap(_work, chunks):
+                yield from part
+                done += len(part)
+                if progress:
+                    progress(min(1.0, done / n))
