@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+import pytest
 from helpers import CliResult, ok
 from topiclens.store import Store
 
@@ -66,4 +67,34 @@ def test_new_entries_of_a_hidden_topics_subject_do_not_bring_it_back(
     # the new entries joined topics of old entries: no topic, and no id, is new
     assert "new topic" not in out and set(after) <= set(names) - set(hidden)
     assert all(_share(database, second, t) < 1 for t in after)
+    assert not {names[t] for t in hidden} & set(after.values())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a fresh fit dissolves the cluster most of a hidden topic's entries went to, and "
+    "its entries go to the nearest other cluster: when new entries of the hidden subject "
+    "made a second cluster, that one takes them all and the subject is a topic again",
+)
+def test_a_fresh_cluster_does_not_bring_a_hidden_topic_back(
+    cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path
+):
+    rng = random.Random(0)
+    old = [" ".join(rng.sample(words, 5)) for words, n in SIZES for _ in range(n)]
+    new = [" ".join(rng.sample(DATABASE, 5)) for _ in range(NEW)]
+    anchors = tmp_path / "anchors.txt"
+    anchors.write_text("")
+    ok(cli("import", str(_write(tmp_path / "old.jsonl", old, 0))))
+    ok(cli("cluster", "--anchors", str(anchors)))
+    first, names, database = _topics(data_dir)
+    hidden = [t for t in names if _share(database, first, t) > 0.5]
+    assert hidden
+    for tid in hidden:
+        ok(cli("topic", "hide", str(tid)))
+    ok(cli("import", str(_write(tmp_path / "new.jsonl", new, len(old)))))
+    ok(cli("cluster", "--fresh", "--anchors", str(anchors)))
+    second, after, database = _topics(data_dir)
+    assert len(second) == len(old) + NEW
+    # no topic is mostly the hidden subject's entries, and none has its name
+    assert all(_share(database, second, t) <= 0.5 for t in after)
     assert not {names[t] for t in hidden} & set(after.values())
