@@ -16,7 +16,7 @@ gives N topics.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .aboutness import Leads
 from .cohesion import ANCHOR_MIN_USE, MIXED_BELOW, pair_mean, relative, term_use
@@ -38,22 +38,32 @@ SPLIT_MIN_REST = 2  # entries the rest needs to be a topic
 GATHER_OF_OWN = 0.8
 
 
+class Evidence(NamedTuple):
+    """What the anchor steps read of a fit: each anchor's own tokens (``term_sets``), the
+    entries' TF-IDF and counts over ``vocab_tokens``, the LSA rows cohesion is measured in
+    (``vectors``), and the entries' leads (None: their texts are not read)."""
+
+    term_sets: dict[str, set[str]]
+    tfidf: Any
+    counts: Any
+    vocab_tokens: Sequence[str]
+    vectors: Any
+    leads: Leads | None = None
+
+
 def split_off_rest(
     labels: Any,
     anchors: Sequence[str | None],
     pinned: Sequence[object | None],
-    term_sets: dict[str, set[str]],
-    tfidf: Any,
-    counts: Any,
-    vocab_tokens: Sequence[str],
-    vectors: Any,
-    leads: Leads | None = None,
+    evidence: Evidence,
 ) -> Any:
     """``labels`` where each anchor's cluster (``anchors[c]``, a name in ``term_sets``;
     a cluster a user pinned is left whole) may have given its entries not about the
     anchor a new cluster, numbered from ``len(anchors)`` on; ``vectors`` are the LSA rows
     cohesion is measured in."""
     import numpy as np
+
+    term_sets, tfidf, counts, vocab_tokens, vectors, leads = evidence
 
     out = labels.copy()
     corpus = None  # the corpus's pair mean, when first needed
@@ -142,12 +152,7 @@ def gather_into_anchors(
     labels: Any,
     anchors: Sequence[str | None],
     pinned: Sequence[object | None],
-    term_sets: dict[str, set[str]],
-    tfidf: Any,
-    counts: Any,
-    vocab_tokens: Sequence[str],
-    vectors: Any,
-    leads: Leads | None = None,
+    evidence: Evidence,
 ) -> Any:
     """``labels`` where an entry whose cluster is not what it is about has moved to the
     coherent anchor cluster (``anchors[c]``) it centrally discusses, the most central one
@@ -160,6 +165,8 @@ def gather_into_anchors(
     pinned or held keep their entries, and a cluster every entry of which would leave keeps
     them all (its entries share that much after all)."""
     import numpy as np
+
+    term_sets, tfidf, counts, vocab_tokens, vectors, leads = evidence
 
     out = labels.copy()
     k = int(labels.max()) + 1

@@ -35,7 +35,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Str
 from sklearn.utils.validation import check_is_fitted
 
 from .aboutness import Leads
-from .anchor_topics import earned_names, gather_into_anchors, split_off_rest
+from .anchor_topics import Evidence, earned_names, gather_into_anchors, split_off_rest
 from .anchors import Anchor, AnchorGroup, anchor_groups
 from .cohesion import MIXED_BELOW, cohesion
 from .features import (
@@ -509,28 +509,14 @@ class TopicModel(ClusterMixin, BaseEstimator):
         ]
         if self.n_topics == "auto":  # --k N gives N topics
             whole = [t.held if t.pinned is None else t.pinned for t in topics]
-            labels = split_off_rest(
-                labels,
-                [t.anchor for t in topics],
-                whole,
-                own,
-                f.tfidf,
-                f.counts,
-                vocab,
-                f.vectors,
-                leads,
-            )
+            evidence = Evidence(own, f.tfidf, f.counts, vocab, f.vectors, leads)
+            labels = split_off_rest(labels, [t.anchor for t in topics], whole, evidence)
             grown = int(labels.max()) + 1 - k
             labels = gather_into_anchors(
                 labels,
                 [t.anchor for t in topics] + [None] * grown,
                 whole + [None] * grown,
-                own,
-                f.tfidf,
-                f.counts,
-                vocab,
-                f.vectors,
-                leads,
+                evidence,
             )
             topics += [FittedTopic() for _ in range(int(labels.max()) + 1 - k)]
         return labels, topics

@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from topiclens.clustering.aboutness import Leads, lead
-from topiclens.clustering.anchor_topics import about_anchor, gather_into_anchors, split_off_rest
+from topiclens.clustering.anchor_topics import (
+    Evidence,
+    about_anchor,
+    gather_into_anchors,
+    split_off_rest,
+)
 
 VOCAB = ["kv", "vllm", "release", "offload", "graphics", "render"]
 TERMS = {"KV cache": {"kv"}}
@@ -72,8 +77,8 @@ def test_entries_that_name_the_anchor_as_a_component_leave_its_topic() -> None:
     tfidf, counts = _matrices(texts)
     vectors = tfidf.toarray()
     labels = np.array([0, 0, 0, 0, 1, 1])
-    args = (["KV cache", None], [None, None], TERMS, tfidf, counts, VOCAB, vectors)
-    out = split_off_rest(labels, *args, Leads(texts, _tokenize))
+    evidence = Evidence(TERMS, tfidf, counts, VOCAB, vectors, Leads(texts, _tokenize))
+    out = split_off_rest(labels, ["KV cache", None], [None, None], evidence)
     assert out[:2].tolist() == [0, 0]  # about the KV cache: the anchor keeps them
     assert out[2] == out[3] == 2  # the release notes: a topic of their own
     assert out[4:].tolist() == [1, 1]
@@ -98,11 +103,12 @@ def test_an_entry_of_a_mixed_topic_joins_the_anchor_it_centrally_discusses() -> 
     )
     vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     labels = np.array([0, 0, 1, 1, 1, 1])  # cluster 1 shares nothing: mixed
-    args = (["KV cache", None], TERMS, tfidf, counts, VOCAB, vectors)
-    out = gather_into_anchors(labels, args[0], [None, None], *args[1:])
+    evidence = Evidence(TERMS, tfidf, counts, VOCAB, vectors)
+    out = gather_into_anchors(labels, ["KV cache", None], [None, None], evidence)
     assert out.tolist() == [0, 0, 0, 1, 1, 1]
     # a cluster the user pinned keeps its entries
-    assert gather_into_anchors(labels, args[0], [None, 7], *args[1:]).tolist() == labels.tolist()
+    kept = gather_into_anchors(labels, ["KV cache", None], [None, 7], evidence)
+    assert kept.tolist() == labels.tolist()
 
 
 def test_an_entry_not_about_its_anchor_joins_the_anchor_it_is_about() -> None:
@@ -124,7 +130,6 @@ def test_an_entry_not_about_its_anchor_joins_the_anchor_it_is_about() -> None:
     vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     labels = np.array([0, 0, 1, 1, 1])
     terms = {"KV cache": {"kv"}, "Graphics": {"graphics"}}
-    out = gather_into_anchors(
-        labels, ["KV cache", "Graphics"], [None, None], terms, tfidf, counts, VOCAB, vectors
-    )
+    evidence = Evidence(terms, tfidf, counts, VOCAB, vectors)
+    out = gather_into_anchors(labels, ["KV cache", "Graphics"], [None, None], evidence)
     assert out.tolist() == [0, 0, 1, 1, 0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from topiclens.clustering.anchor_topics import split_off_rest
+from topiclens.clustering.anchor_topics import Evidence, split_off_rest
 
 VOCAB = ["kv", "vllm", "release", "offload", "graphics", "render"]
 TERMS = {"KV cache": {"kv"}}
@@ -33,7 +33,8 @@ def _corpus(about: int, mention: int, coherent: bool = True):
 
 
 def _split(labels, tfidf, counts, v, pinned=(None, None)):
-    return split_off_rest(labels, ["KV cache", None], list(pinned), TERMS, tfidf, counts, VOCAB, v)
+    evidence = Evidence(TERMS, tfidf, counts, VOCAB, v)
+    return split_off_rest(labels, ["KV cache", None], list(pinned), evidence)
 
 
 def test_entries_that_only_mention_the_anchor_become_their_own_topic() -> None:
