@@ -8,13 +8,12 @@ import datetime as dt
 from collections.abc import Callable
 from typing import ClassVar, Protocol
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Input, Label, OptionList
+from textual.screen import Screen
+from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 from topiclens.store import Store
 from topiclens.store.models import Feed
@@ -22,6 +21,7 @@ from topiclens.store.models import Feed
 from ..display import literal, terminal_line
 from ..workers import DIALOG
 from .confirm import ConfirmScreen
+from .line_dialog import LineDialog
 from .styles import DIALOG_CSS
 
 STATUS_STYLE = {"ok": "$text-success", "error": "bold $text-error", "gone": "$text-warning"}
@@ -236,15 +236,13 @@ def check_name(text: str) -> str:
     return feed_name(text)
 
 
-class FeedInputScreen(ModalScreen[str | None]):
+class FeedInputScreen(LineDialog[str]):
     """One line asked for (a feed's URL, a feed's name): Enter gives it once ``check``
     accepts it, Escape cancels."""
 
-    CSS_PATH = DIALOG_CSS
-    DEFAULT_CSS = """
-    FeedInputScreen { align: center middle; background: $background 60%; }
-    FeedInputScreen #feed-input-error { width: 1fr; color: $error; }
-    """
+    INPUT_ID = "feed-input"
+    ERROR_ID = "feed-input-error"
+    REFUSED = (ValueError,)  # the feeds' checks say why in a ValueError
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="feed-input-cancel")
     ]
@@ -257,29 +255,11 @@ class FeedInputScreen(ModalScreen[str | None]):
         *,
         check: Callable[[str], str] = check_url,
     ) -> None:
-        super().__init__()
-        self.dialog_title = title
-        self.subject = subject
-        self.value = value
+        super().__init__(title, subject, value, placeholder="", hint="Enter saves · Escape cancels")
         self.check = check
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog") as dialog:
-            dialog.border_title = self.dialog_title
-            yield Label(literal(self.subject), classes="dialog-subject")
-            yield Input(terminal_line(self.value), id="feed-input")
-            yield Label("", id="feed-input-error")
-            yield Label("Enter saves · Escape cancels", classes="dialog-hint")
+    def accept(self, value: str) -> str:
+        return self.check(value)
 
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        try:
-            self.dismiss(self.check(event.value))
-        except ValueError as exc:
-            message = str(exc)
-            self.query_one("#feed-input-error", Label).update(
-                literal(message[:1].upper() + message[1:])
-            )
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def refusal(self, message: str) -> str:
+        return message[:1].upper() + message[1:]

@@ -26,8 +26,9 @@ def sentence(message: str) -> str:
 class LineDialog(ModalScreen[Answer | None], Generic[Answer]):
     """A dialog over one :class:`Input`. A subclass names its parts (``INPUT_ID`` and
     ``ERROR_ID``, which keymaps and tests find), may add widgets above the line
-    (:meth:`compose_above`), and answers with :meth:`accept`, which raises
-    :class:`BoundError` to refuse the line with the store's own words."""
+    (:meth:`compose_above`), and answers with :meth:`accept`, which raises one of
+    ``REFUSED`` (the store's :class:`BoundError`) to refuse the line with the rule's own
+    words."""
 
     CSS_PATH = DIALOG_CSS
     DEFAULT_CSS = """
@@ -37,6 +38,7 @@ class LineDialog(ModalScreen[Answer | None], Generic[Answer]):
 
     INPUT_ID: ClassVar[str]
     ERROR_ID: ClassVar[str]
+    REFUSED: ClassVar[tuple[type[Exception], ...]] = (BoundError,)  # what :meth:`accept` raises
 
     def __init__(
         self, title: str, subject: str, value: str, *, placeholder: str, hint: str
@@ -67,8 +69,12 @@ class LineDialog(ModalScreen[Answer | None], Generic[Answer]):
         yield from ()
 
     def accept(self, value: str) -> Any:
-        """The answer for the line ``value``; raises :class:`BoundError` to refuse it."""
+        """The answer for the line ``value``; raises one of ``REFUSED`` to refuse it."""
         raise NotImplementedError
+
+    def refusal(self, message: str) -> str:
+        """The line that says why ``accept`` refused."""
+        return sentence(message)
 
     def say(self, text: str) -> None:
         self.query_one(f"#{self.ERROR_ID}", Label).update(literal(text))
@@ -77,8 +83,8 @@ class LineDialog(ModalScreen[Answer | None], Generic[Answer]):
     def _submitted(self, event: Input.Submitted) -> None:
         try:
             answer = self.accept(event.value)
-        except BoundError as exc:
-            self.say(sentence(str(exc)))
+        except self.REFUSED as exc:
+            self.say(self.refusal(str(exc)))
             return
         self.dismiss(answer)
 
