@@ -43,9 +43,12 @@ def _share(rows: set[str], assigned: dict[str, int], tid: int) -> float:
     return sum(e in rows for e in members) / len(members)
 
 
-def test_new_entries_of_a_hidden_topics_subject_do_not_bring_it_back(
-    cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path
-):
+def _hide_then_cluster(
+    cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path, *cluster: str
+) -> tuple[str, dict[int, str], list[int]]:
+    """Cluster the old entries, hide every topic mostly of database entries, import more
+    database entries and run ``cluster`` with ``cluster``'s options: what it printed, the
+    first fit's topic names and the hidden ids."""
     rng = random.Random(0)
     old = [" ".join(rng.sample(words, 5)) for words, n in SIZES for _ in range(n)]
     new = [" ".join(rng.sample(DATABASE, 5)) for _ in range(NEW)]
@@ -60,10 +63,19 @@ def test_new_entries_of_a_hidden_topics_subject_do_not_bring_it_back(
     for tid in hidden:
         ok(cli("topic", "hide", str(tid)))
     ok(cli("import", str(_write(tmp_path / "new.jsonl", new, len(old)))))
-    out = ok(cli("cluster", "--anchors", str(anchors)))
+    return ok(cli("cluster", *cluster, "--anchors", str(anchors))), names, hidden
+
+
+OLD = sum(n for _, n in SIZES)
+
+
+def test_new_entries_of_a_hidden_topics_subject_do_not_bring_it_back(
+    cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path
+):
+    out, names, hidden = _hide_then_cluster(cli, data_dir, tmp_path)
     assert "started over" not in out
     second, after, database = _topics(data_dir)
-    assert len(second) == len(old) + NEW and len(database) == SIZES[1][1] + NEW
+    assert len(second) == OLD + NEW and len(database) == SIZES[1][1] + NEW
     # the new entries joined topics of old entries: no topic, and no id, is new
     assert "new topic" not in out and set(after) <= set(names) - set(hidden)
     assert all(_share(database, second, t) < 1 for t in after)
@@ -79,22 +91,9 @@ def test_new_entries_of_a_hidden_topics_subject_do_not_bring_it_back(
 def test_a_fresh_cluster_does_not_bring_a_hidden_topic_back(
     cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path
 ):
-    rng = random.Random(0)
-    old = [" ".join(rng.sample(words, 5)) for words, n in SIZES for _ in range(n)]
-    new = [" ".join(rng.sample(DATABASE, 5)) for _ in range(NEW)]
-    anchors = tmp_path / "anchors.txt"
-    anchors.write_text("")
-    ok(cli("import", str(_write(tmp_path / "old.jsonl", old, 0))))
-    ok(cli("cluster", "--anchors", str(anchors)))
-    first, names, database = _topics(data_dir)
-    hidden = [t for t in names if _share(database, first, t) > 0.5]
-    assert hidden
-    for tid in hidden:
-        ok(cli("topic", "hide", str(tid)))
-    ok(cli("import", str(_write(tmp_path / "new.jsonl", new, len(old)))))
-    ok(cli("cluster", "--fresh", "--anchors", str(anchors)))
+    _, names, hidden = _hide_then_cluster(cli, data_dir, tmp_path, "--fresh")
     second, after, database = _topics(data_dir)
-    assert len(second) == len(old) + NEW
+    assert len(second) == OLD + NEW
     # no topic is mostly the hidden subject's entries, and none has its name
     assert all(_share(database, second, t) <= 0.5 for t in after)
     assert not {names[t] for t in hidden} & set(after.values())
