@@ -82,6 +82,37 @@ def landing(topics: Sequence[Any]) -> Landing:
     )
 
 
+def tokenized_store(
+    fill: Callable[[Any], list[str]], folder: Path
+) -> tuple[Path, list[str], dict[str, str]]:
+    """A store in ``folder`` that ``fill(store)`` fills (returning the entry ids to score),
+    tokenized once so that every seed's copy finds the cache: its folder, the ids, and the
+    texts the store gives the tokenizer."""
+    from topiclens.clustering.token_cache import entry_token_ids
+    from topiclens.store import Store
+
+    base = folder / "base"
+    store = Store.open_dir(base)
+    ids = fill(store)
+    texts = dict(store.entry_texts(ids))
+    entry_token_ids(store, ids)
+    store.close()
+    return base, ids, texts
+
+
+def clustered_copy(base: Path, k: int | None, seed: int) -> Any:
+    """A copy of the store ``base`` clustered as ``topiclens cluster --k K`` does with this
+    seed, open (the caller closes it)."""
+    from topiclens.clustering.pipeline import cluster_store
+    from topiclens.store import Store
+
+    copy = base.parent / f"seed{seed}"
+    shutil.copytree(base, copy)
+    store = Store.open_dir(copy)
+    cluster_store(store, k=k, random_state=seed)
+    return store
+
+
 def product_labels(
     fill: Callable[[Any], list[str]],
     k: int,
@@ -92,23 +123,11 @@ def product_labels(
     k=k)`` (``topiclens cluster --k K``) on a fresh store that ``fill(store)`` fills
     (returning the entry ids to score); and the texts the store gives the tokenizer.
     Each seed's :class:`Landing` goes into ``landings`` when given."""
-    from topiclens.clustering.pipeline import cluster_store
-    from topiclens.clustering.token_cache import entry_token_ids
-    from topiclens.store import Store
-
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "base"
-        store = Store.open_dir(base)
-        ids = fill(store)
-        texts = dict(store.entry_texts(ids))
-        entry_token_ids(store, ids)  # tokenized once, the cache copied to every seed
-        store.close()
+        base, ids, texts = tokenized_store(fill, Path(tmp))
         for seed in seeds:
-            copy = Path(tmp) / f"seed{seed}"
-            shutil.copytree(base, copy)
-            store = Store.open_dir(copy)
-            cluster_store(store, k=k, random_state=seed)
+            store = clustered_copy(base, k, seed)
             topic = store.assignments()
             if landings is not None:
                 landings.append(landing(store.topics()))

@@ -13,7 +13,6 @@ threshold; this table is the evidence instead.
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -27,22 +26,11 @@ def topics_per_seed(
     fill: bq.Callable[[bq.Any], list[str]], k: int | None, seeds: list[int]
 ) -> list[tuple[dict[str, int], dict[int, tuple[int, float | None]]]]:
     """Each seed's (entry id -> topic id, topic id -> (size, cohesion))."""
-    from topiclens.clustering.pipeline import cluster_store
-    from topiclens.clustering.token_cache import entry_token_ids
-    from topiclens.store import Store
-
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "base"
-        store = Store.open_dir(base)
-        ids = fill(store)
-        entry_token_ids(store, ids)
-        store.close()
+        base, ids, _ = bq.tokenized_store(fill, Path(tmp))
         for seed in seeds:
-            copy = Path(tmp) / f"seed{seed}"
-            shutil.copytree(base, copy)
-            store = Store.open_dir(copy)
-            cluster_store(store, k=k, random_state=seed)
+            store = bq.clustered_copy(base, k, seed)
             topic = store.assignments()
             topics = {t.id: (t.size, t.cohesion) for t in store.topics()}
             store.close()
