@@ -6,17 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import DIGEST, LISTING
 from topiclens.store import SCHEMA_VERSION, Store, StoreError
-from topiclens.store.importer import ensure_corpus, import_file
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    with Store.open_dir(tmp_path / "d") as s:
-        import_file(s, DIGEST)
-        import_file(s, LISTING)
-        yield s
+from topiclens.store.importer import ensure_corpus
 
 
 def test_wal_and_schema_version(store: Store):

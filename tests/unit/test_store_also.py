@@ -6,8 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pytest
-from helpers import DIGEST, LISTING, SCHEMA_6, dump_store
+from helpers import DIGEST, SCHEMA_6, dump_store
 from topiclens.store import Store, Topic
 from topiclens.store.importer import import_file
 
@@ -17,14 +16,6 @@ JOINED_ALSO = (
     "JOIN entries e ON e.id = a.entry_id WHERE a.topic_id = ? "
     "ORDER BY e.date IS NULL, e.date DESC, e.rowid"
 )
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    with Store.open_dir(tmp_path / "d") as s:
-        import_file(s, DIGEST)
-        import_file(s, LISTING)  # undated entries
-        yield s
 
 
 def _three_topics(store: Store) -> tuple[list[str], dict[str, tuple[int, float, list[str]]]]:

@@ -6,20 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from helpers import DIGEST, LISTING
 from topiclens.store import Store, Topic
-from topiclens.store.importer import import_file
 from topiclens.store.topics import CLEAR_FROM
 from topiclens.tui.views import first_topic
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    with Store.open_dir(tmp_path / "d") as s:
-        import_file(s, DIGEST)
-        import_file(s, LISTING)
-        yield s
 
 
 def _topics_of_sizes(store: Store, topics: list[Topic]) -> None:
