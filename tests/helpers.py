@@ -10,6 +10,9 @@ import html
 import importlib.util
 import re
 import sqlite3
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Awaitable, Callable
 from email.utils import format_datetime
@@ -525,3 +528,28 @@ def before(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         await pilot.pause()
 
     return run
+
+
+def killed_reader(store_path: Path, steps: str) -> str:
+    """What the reader printed when, in its own process on ``store_path``, it ran
+    ``steps`` (Pilot's code, ``pilot``, ``app`` and ``os`` at hand) and was then killed by
+    SIGKILL: no unmount, no quit."""
+    body = textwrap.indent(textwrap.dedent(steps).strip(), " " * 8)
+    code = f"""
+import asyncio, os, signal
+from pathlib import Path
+from topiclens.store import Store
+from topiclens.tui.app import TopicLensApp
+
+async def main():
+    store = Store({str(store_path)!r})
+    app = TopicLensApp(store, keymap_file=Path("/nonexistent/keymap.toml"), cluster=False)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await pilot.pause()
+{body}
+        os.kill(os.getpid(), signal.SIGKILL)
+asyncio.run(main())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == -9, done.stderr[-2000:]
+    return done.stdout

@@ -16,6 +16,7 @@ from helpers import (
     MIXED_NAME,
     READER_TOPICS,
     SIZE,
+    killed_reader,
     line_text,
     make_trust_store,
     palette_hits,
@@ -746,25 +747,14 @@ def test_reader_queries_agree_with_the_full_ones(reader_store: Path):
 
 def test_bookmark_survives_kill_9_right_after(reader_store: Path):
     """The reader process is killed (SIGKILL) the instant after `b`: the bookmark is there."""
-    code = f"""
-import asyncio, os, signal
-from pathlib import Path
-from topiclens.store import Store
-from topiclens.tui.app import TopicLensApp
-
-async def main():
-    store = Store({str(reader_store)!r})
-    app = TopicLensApp(store, keymap_file=Path("/nonexistent/keymap.toml"), cluster=False)
-    async with app.run_test(size=(120, 34)) as pilot:
-        await pilot.pause()
+    out = killed_reader(
+        reader_store,
+        """
         await pilot.press("l", "j", "b")
         print(app.screen.entry_list.current_id, flush=True)
-        os.kill(os.getpid(), signal.SIGKILL)
-asyncio.run(main())
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == -9, done.stderr[-2000:]
-    entry_id = done.stdout.strip().splitlines()[-1]
+        """,
+    )
+    entry_id = out.strip().splitlines()[-1]
     with Store(reader_store) as store:
         assert store.bookmark_ids() == {entry_id}
         assert store.query("PRAGMA integrity_check")[0][0] == "ok"

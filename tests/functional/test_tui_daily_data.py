@@ -9,12 +9,10 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import dump_data, integrity, run, settle, wait_until, write_digest
+from helpers import dump_data, integrity, killed_reader, run, settle, wait_until, write_digest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 from topiclens.clustering.corrections import hidden_topics
@@ -127,27 +125,16 @@ def test_the_entry_list_scroll_comes_back(reader_store: Path):
 def test_the_place_is_saved_as_it_moves_and_survives_a_kill(reader_store: Path):
     """Killed (SIGKILL: no unmount, no quit) a second after moving: the place is there."""
     long_id, topic_id = add_long_entry(reader_store)
-    code = f"""
-import asyncio, os, signal
-from pathlib import Path
-from topiclens.store import Store
-from topiclens.tui.app import TopicLensApp
-
-async def main():
-    store = Store({str(reader_store)!r})
-    app = TopicLensApp(store, keymap_file=Path("/nonexistent/keymap.toml"), cluster=False)
-    async with app.run_test(size=(120, 34)) as pilot:
-        await pilot.pause()
+    out = killed_reader(
+        reader_store,
+        f"""
         app.screen.jump_to_topic({topic_id})
         await pilot.press("enter", *"jjjj")
         await pilot.pause(1.5)
         print(app.screen.detail.entry.id, int(app.screen.detail_pane.scroll_y), flush=True)
-        os.kill(os.getpid(), signal.SIGKILL)
-asyncio.run(main())
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == -9, done.stderr[-2000:]
-    assert done.stdout.split() == [long_id, "4"]
+        """,
+    )
+    assert out.split() == [long_id, "4"]
 
     async def second(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         assert s.state.view == View("topic", topic_id)
