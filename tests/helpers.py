@@ -10,10 +10,12 @@ import html
 import importlib.util
 import re
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
 import time
+import webbrowser
 from collections.abc import Awaitable, Callable
 from email.utils import format_datetime
 from html.parser import HTMLParser
@@ -21,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
 from feed_server import Exchange, Reply
 from textual.app import App
 from textual.command import CommandList
@@ -553,3 +556,18 @@ asyncio.run(main())
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == -9, done.stderr[-2000:]
     return done.stdout
+
+
+def set_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Path:
+    """$BROWSER set to a script named ``name`` (a terminal browser's name makes webbrowser
+    treat it as one) that writes its argument to a file, whose path is returned."""
+    out = tmp_path / f"{name}-opened.txt"
+    script = tmp_path / "bin" / name
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{out}"\n', encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("BROWSER", str(script))
+    # webbrowser reads $BROWSER once per process: make it read this one
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    return out

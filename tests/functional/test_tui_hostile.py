@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import webbrowser
 from pathlib import Path
 
 import pytest
-from helpers import CONTROL, run, screen_lines, settle, wait_until
+from helpers import CONTROL, run, screen_lines, set_browser, settle, wait_until
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, TextArea
@@ -122,13 +121,7 @@ def test_y_copies_no_link_a_terminal_would_act_on(reader_store: Path, url: str, 
 def test_o_opens_no_link_a_terminal_would_act_on(
     reader_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    opened = tmp_path / "opened.txt"
-    browser = tmp_path / "browser"
-    browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{opened}"\n', encoding="utf-8")
-    browser.chmod(0o755)
-    monkeypatch.setenv("BROWSER", str(browser))
-    monkeypatch.setattr(webbrowser, "_tryorder", None)  # read $BROWSER again
-    monkeypatch.setattr(webbrowser, "_browsers", {})
+    opened = set_browser(tmp_path, monkeypatch, "browser")
     odd = add_entry(reader_store, "an odd link", f"https://example.com/a{OSC52}")
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:

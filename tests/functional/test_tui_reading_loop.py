@@ -4,14 +4,13 @@ the entry maximised, and the message on a terminal too small for the panes."""
 
 from __future__ import annotations
 
-import stat
 import webbrowser
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import dump_data, run, screen_lines
+from helpers import dump_data, run, screen_lines, set_browser
 from textual.pilot import Pilot
 from textual.widgets import Static
 from topiclens.store import Store
@@ -54,21 +53,6 @@ def add_entry(store_path: Path, url: str | None, *, source: str = "Example Blog"
         store.add_entries([entry])
         assert store.add_assignments({entry.id: (1, 0.5, ["speculative"])}) == []
     return entry.id
-
-
-def set_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Path:
-    """$BROWSER set to a script named ``name`` (a terminal browser's name makes webbrowser
-    treat it as one) that writes its argument to a file, whose path is returned."""
-    out = tmp_path / f"{name}-opened.txt"
-    script = tmp_path / "bin" / name
-    script.parent.mkdir(exist_ok=True)
-    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{out}"\n', encoding="utf-8")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("BROWSER", str(script))
-    # webbrowser reads $BROWSER once per process: make it read this one
-    monkeypatch.setattr(webbrowser, "_tryorder", None)
-    monkeypatch.setattr(webbrowser, "_browsers", {})
-    return out
 
 
 @pytest.fixture
