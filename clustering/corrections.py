@@ -4,7 +4,7 @@ takes it back) and returns a :class:`Change`, or raises :class:`CorrectionError`
 message a user can read.
 
 Corrections are data in the store (:mod:`topiclens.store.corrections`); a re-cluster reads
-them (:func:`.pipeline.holding`): pinned entries stay, merged and split topics hold their
+them (:func:`.keeping.holding`): pinned entries stay, merged and split topics hold their
 entries, topics made from terms seed the clustering and gather the entries that use their
 terms, hidden topics stay hidden.
 

@@ -1,7 +1,7 @@
 """The fit's step that keeps the user's corrections: every held group of entries ends in
 one cluster (the one most of it went to, or a new one), and a hidden topic's cluster is
 dissolved, its entries going to their next-nearest cluster. The pipeline turns the
-corrections in the store into these groups (:func:`.pipeline.holding`).
+corrections in the store into these groups (:func:`.keeping.holding`).
 """
 
 from __future__ import annotations

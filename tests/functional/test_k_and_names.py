@@ -14,8 +14,8 @@ import orjson
 import pytest
 from topiclens.clustering import TopicModel, cluster_store
 from topiclens.clustering.partition import MAX_SHARE
-from topiclens.clustering.pipeline import NAMED_TOPICS
 from topiclens.store import Store
+from topiclens.store.corrections import NAMED_TOPICS
 from topiclens.store.importer import import_file
 
 pytestmark = pytest.mark.xdist_group("topics")
