@@ -3,6 +3,7 @@ order they are asked for, with the topic's own rows first and its also rows afte
 
 from __future__ import annotations
 
+import contextlib
 import random
 from pathlib import Path
 
@@ -71,3 +72,66 @@ def test_muted_entries_are_left_out_as_in_the_whole_list(store: Store):
     rows = TopicRows(store, 1)
     assert len(rows) == len(whole) and [rows[i] for i in range(len(whole))] == whole
     assert all(r[2] != source for r in whole)
+
+
+def _state_size(store: Store, tid: int, size: int) -> None:
+    """Make the topic's stored size ``size``, whatever its rows are (a store an older
+    version wrote, a crash between two writes)."""
+    with store.write() as conn:
+        conn.execute("UPDATE topics SET size = ? WHERE id = ?", (size, tid))
+
+
+def _read_down(rows: TopicRows) -> list[tuple]:
+    """Every row from the top, one after the other, as the reader asks for them."""
+    got, i = [], 0
+    while i < len(rows):
+        got.append(rows[i])
+        i += 1
+    return got
+
+
+def _read_up(rows: TopicRows) -> list[tuple]:
+    """Every row from the bottom up (a jump to the end first), starting again from the
+    end whenever the list's length changes under the reader."""
+    got: dict[int, tuple] = {}
+    length = len(rows)
+    i = length - 1
+    while i >= 0:
+        with contextlib.suppress(IndexError):  # past the end found while reading
+            got[i] = rows[i]
+        if len(rows) != length:
+            length, i, got = len(rows), len(rows) - 1, {}
+            continue
+        i -= 1
+    return [got[i] for i in range(length)]
+
+
+@pytest.mark.parametrize("tid", [1, 2])
+@pytest.mark.parametrize("off", [-9, -1, 1, 9, 40])
+def test_a_wrong_stored_size_is_found_and_every_row_read_once_in_order(
+    store: Store, tid: int, off: int
+):
+    whole = _whole(store, tid)
+    own = len(store.topic_rows(tid))
+    _state_size(store, tid, own + off)
+    for read in (_read_down, _read_up):
+        rows = TopicRows(store, tid)
+        assert read(rows) == whole
+        assert len(rows) == len(whole)
+    rows = TopicRows(store, tid)
+    assert list(rows) == whole and len(rows) == len(whole)
+    for i, row in enumerate(whole):
+        assert index_of(TopicRows(store, tid), row[0]) == i
+
+
+def test_the_stored_size_is_used_without_a_count(store: Store):
+    """The size stands for a count (what makes a first visit cheap): a list read a page at
+    a time from the top takes its length from it until the last page proves it."""
+    own = len(store.topic_rows(1))
+    _state_size(store, 1, own + 3)
+    rows = TopicRows(store, 1)
+    assert len(rows) == own + 3 + rows.also  # not counted yet
+    rows[0]
+    assert len(rows) == own + 3 + rows.also  # the first page does not reach the end
+    rows[own - 1]
+    assert len(rows) == own + rows.also  # the last page came back short: counted
