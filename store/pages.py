@@ -8,14 +8,15 @@ page, found by keyset from a neighbouring page already read (a cursor moving dow
 or by its offset from the nearer end (a jump). Iterating or slicing reads the whole list at
 once (a sort, a filter, a search through it).
 
-The own rows' length is the topic's stored size (``topics.size``, which every write keeps
-the count of its members), not a count: counting a topic of 90,000 rows reads its whole
-range, 100 ms from a cold disk, where its first page costs under one. While that size is
-unchecked, pages are read forward from the start only (by keyset, or by offset from the
-start), each with one row more than it needs, so a list longer or shorter than the size
-shows as a page with a row too many or too few; then the rows are counted and the page read
-again. The last page read whole proves the size. With a mute rule the rows are counted (the
-stored size counts muted entries too)."""
+Each segment's length is the topic's stored count of its rows (``topics.size`` for its own
+rows, ``topics.also_size`` for its also rows, each kept by every write), not a count:
+counting a topic of 90,000 rows reads its whole range, 100 ms from a cold disk, where its
+first page costs under one. While a size is unchecked, its pages are read forward from the
+start only (by keyset, or by offset from the start), each with one row more than it needs,
+so a list longer or shorter than the size shows as a page with a row too many or too few;
+then the rows are counted and the page read again. The last page read whole proves the
+size, and the own rows' size is proved before an also row is placed after them. With a
+mute rule the rows are counted (the stored sizes count muted entries too)."""
 
 from __future__ import annotations
 
@@ -185,9 +186,10 @@ class TopicRows(Sequence[EntryRow]):
     def __init__(self, db: Database, topic_id: int) -> None:
         self.db = db
         self.topic_id = topic_id
-        sizes = db.query("SELECT size FROM topics WHERE id = ?", (topic_id,))
-        self._own = _Segment(db, topic_id, "topic_list", sizes[0][0] if sizes else None)
-        self._also = _Segment(db, topic_id, "topic_also_list")
+        sizes = db.query("SELECT size, also_size FROM topics WHERE id = ?", (topic_id,))
+        own, also = sizes[0] if sizes else (None, None)
+        self._own = _Segment(db, topic_id, "topic_list", own)
+        self._also = _Segment(db, topic_id, "topic_also_list", also)
         self._all: list[EntryRow] | None = None
 
     @property
