@@ -15,7 +15,8 @@ first page costs under one. While a size is unchecked, its pages are read forwar
 start only (by keyset, or by offset from the start), each with one row more than it needs,
 so a list longer or shorter than the size shows as a page with a row too many or too few;
 then the rows are counted and the page read again. The last page read whole proves the
-size, and the own rows' size is proved before an also row is placed after them. With a
+size, and so does a count before a jump into the far half of the list (skipping there
+would cost as much); the own rows' size is proved before an also row is placed after them. With a
 mute rule the rows are counted (the stored sizes count muted entries too)."""
 
 from __future__ import annotations
@@ -89,6 +90,13 @@ class _Segment:
         return self.pages[page][index % PAGE_ROWS]
 
     def _read(self, page: int) -> None:
+        alone = page - 1 not in self.keys and page + 1 not in self.keys
+        if not self.checked and alone and 2 * page * PAGE_ROWS > self.size:
+            # a jump into the far half: counting costs what skipping that far would, and
+            # the page is then read from the end
+            self.recount()
+            if page * PAGE_ROWS >= self.size:
+                return
         start = page * PAGE_ROWS
         want = min(PAGE_ROWS, self.size - start)
         more = 0 if self.checked else 1  # the row after the page: is the list longer?
