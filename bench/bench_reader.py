@@ -143,10 +143,10 @@ async def run(store_dir: Path, moves: int, cold: bool = False) -> None:
             for _ in range(10):
                 ends.append(await timed(pilot, "G", at(n - 1)))
                 ends.append(await timed(pilot, "g", at(0)))
-    cold = cold_reads(store_dir, topics[big].id)
+    cold_ms = cold_reads(store_dir, topics[big].id)
     print(
         f"the largest topic's {topics[big].size:,} rows read cold (store evicted from the page "
-        f"cache): {', '.join(f'{t:.0f}' for t in cold)} ms"
+        f"cache): {', '.join(f'{t:.0f}' for t in cold_ms)} ms"
     )
     print(
         f"key to frame, target {FIRST_VISIT_MS:.0f} ms for a first visit"
