@@ -267,9 +267,12 @@ class TopicRows(Sequence[EntryRow]):
                 self._own.recount()  # a place past the stated size: the size was wrong
             return found
         found = self._also.index_of(entry_id)
-        if found is not None:
-            self._own.prove()
-        return None if found is None else self._own.size + found
+        if found is None:
+            return None
+        if found >= self._also.size:
+            self._also.recount()
+        self._own.prove()
+        return self._own.size + found
 
 
 def index_of(rows: Sequence[EntryRow], entry_id: str) -> int | None:
