@@ -105,6 +105,7 @@ class EntryList(CursorList):
         super().__init__(**kwargs)
         self.rows: Sequence[Row] = []
         self._length = 0  # len(rows) as the list was sized for it
+        self._resizing = False  # a paged topic's length changed: sized again soon
         self.also_from: int | None = None  # rows from here on are "also here" rows
         # a search's: the line above its concept matches (the rows from also_from on)
         self.divider: str | None = None
@@ -144,13 +145,17 @@ class EntryList(CursorList):
             row = self.rows[index]
         except IndexError:
             row = None
-        if len(self.rows) != self._length:
-            self._length = len(self.rows)
+        if len(self.rows) != self._length and not self._resizing:
+            self._resizing = True
             self.call_later(self._resized)
         return row
 
     def _resized(self) -> None:
+        self._resizing = False
         rows = self.rows
+        if len(rows) == self._length:  # (other rows shown since)
+            return
+        self._length = len(rows)
         if isinstance(rows, TopicRows) and self.also_from is not None:
             self.also_from = len(rows) - rows.also
             self._divider_line = self.also_from if self.divider is not None else None
