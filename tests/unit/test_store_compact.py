@@ -1,0 +1,139 @@
+"""The store's size: token ids cached as 16-bit words, new stores in 16 KiB pages, a store
+of the 32-bit cache migrated to read the same, and ``compact`` giving free pages back."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from array import array
+from pathlib import Path
+
+import pytest
+from helpers import DIGEST, dump_store, integrity
+from topiclens.cli import main
+from topiclens.clustering.token_cache import entry_token_ids
+from topiclens.store import SCHEMA_VERSION, Store, StoreError
+from topiclens.store.importer import import_file
+from topiclens.store.schema import PAGE_SIZE
+from topiclens.store.token_ids import LIMIT, WIDE, pack, unpack
+from topiclens.tui.details import load_detail
+
+
+def _ids(blob: bytes) -> list[int]:
+    return array("I", blob).tolist()
+
+
+def test_token_ids_round_trip_through_their_stored_words():
+    rows = [
+        [],
+        [0, 1, 2, 65_534],
+        [WIDE, 0, WIDE + 1, 0x7FFF, 0x8000, 0x1FFFF, LIMIT - 1, 5],  # every edge of a wide id
+        [3, 3, 3],
+        [],
+        [70_000],
+    ]
+    stored = [pack(r) for r in rows]
+    assert [len(b) for b in stored[:2]] == [0, 8]  # two bytes an id below WIDE
+    assert [_ids(b) for b in unpack(stored)] == rows
+    assert [_ids(b) for b in unpack(stored[1:2])] == [rows[1]]  # a batch with no wide id
+    with pytest.raises(ValueError, match="too large"):
+        pack([LIMIT])
+
+
+def test_the_cache_keeps_two_bytes_a_token_and_reads_back_32_bit_ids(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        eid = store.query("SELECT id FROM entries LIMIT 1")[0][0]
+        (blob,) = store.put_tokens([(eid, "", "v1", ["kv", "cache", "kv", "moe"])])
+        assert _ids(blob) == [0, 1, 0, 2]
+        assert store.query("SELECT length(tokens) FROM token_cache")[0][0] == 8
+        assert list(store.iter_cached_tokens("v1")) == [(eid, "", blob)]
+
+
+def test_a_new_store_uses_large_pages(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        assert store.query("PRAGMA page_size")[0][0] == PAGE_SIZE
+
+
+def _state(home: Path) -> dict[str, object]:
+    """What a reader and a re-cluster read from the store at ``home``."""
+    with Store.open_dir(home) as store:
+        ids = store.entry_ids()
+        topics = store.topics()
+        tokens, tokenized = entry_token_ids(store, ids)
+        details = [load_detail(store, eid, topics, frozenset()) for eid in ids[:40]]
+        state = {
+            "entries": [e.to_row(0.0) for e in store.entries()],
+            "topics": topics,
+            "rows": {t.id: store.topic_rows(t.id) for t in topics},
+            "assignments": store.assignments(),
+            "similar": [d.similar if d else None for d in details],
+            "tokens": (tokens.ids.tolist(), tokens.indptr.tolist(), tokens.vocab),
+            "tokenized": tokenized,
+        }
+    out = home.parent / f"{home.name}-export.json"
+    assert main(["--data-dir", str(home), "export", "--format", "json", "-o", str(out)]) == 0
+    state["export"] = out.read_bytes()
+    return state
+
+
+def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
+    bundled_home: Path, tmp_path: Path
+):
+    old = tmp_path / "old"
+    shutil.copytree(bundled_home, old)
+    conn = sqlite3.connect(old / "topiclens.db")  # the cache as the schema before wrote it
+    rows = conn.execute("SELECT rowid, tokens FROM token_cache").fetchall()
+    wide = unpack([blob for _, blob in rows])
+    conn.executemany(
+        "UPDATE token_cache SET tokens = ? WHERE rowid = ?",
+        [(blob, rowid) for (rowid, _), blob in zip(rows, wide, strict=True)],
+    )
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    conn.commit()
+    conn.close()
+    assert len(rows) > 100
+    want = _state(bundled_home)
+    got = _state(old)  # opening it migrates it
+    assert got["tokenized"] == want["tokenized"] == 0  # every entry's tokens came from the cache
+    assert any(s for s in got["similar"])
+    assert got == want
+    assert dump_store(old / "topiclens.db") == dump_store(bundled_home / "topiclens.db")
+    assert integrity(old / "topiclens.db") == "ok"
+
+
+def test_compact_gives_free_pages_back_and_keeps_every_row(bundled_home: Path, capsys):
+    db = bundled_home / "topiclens.db"
+    # an older store: 4 KiB pages, and rows deleted since
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("VACUUM")
+    conn.execute("CREATE TABLE ballast (b BLOB)")
+    conn.execute("INSERT INTO ballast SELECT randomblob(100000) FROM token_cache LIMIT 40")
+    conn.execute("DROP TABLE ballast")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+    rows = dump_store(db)
+    before = db.stat().st_size
+    assert main(["--data-dir", str(bundled_home), "compact"]) == 0
+    assert "compacted the store" in capsys.readouterr().out
+    assert db.stat().st_size < before - 3_000_000
+    assert dump_store(db) == rows and integrity(db) == "ok"
+    with Store.open_dir(bundled_home) as store:
+        assert store.query("PRAGMA page_size")[0][0] == PAGE_SIZE
+        assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+
+
+def test_compact_is_refused_while_another_connection_has_the_store(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        rows = dump_store(tmp_path / "topiclens.db")
+        with Store.open_dir(tmp_path) as other:
+            from topiclens.store.compact import compact
+
+            with pytest.raises(StoreError, match="another program has the store open"):
+                compact(other)
+        assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+        assert store.count_entries() == len(rows["entries"])
+    assert dump_store(tmp_path / "topiclens.db") == rows
