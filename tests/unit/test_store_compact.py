@@ -3,6 +3,7 @@ of the 32-bit cache migrated to read the same, and ``compact`` giving free pages
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from array import array
@@ -12,8 +13,9 @@ import pytest
 from helpers import DIGEST, dump_store, integrity
 from topiclens.cli import main
 from topiclens.clustering.token_cache import entry_token_ids
-from topiclens.store import SCHEMA_VERSION, Store, StoreError
+from topiclens.store import Store, StoreError
 from topiclens.store.importer import import_file
+from topiclens.store.migrations import MIGRATIONS, compact_token_cache
 from topiclens.store.schema import PAGE_SIZE
 from topiclens.store.token_ids import LIMIT, WIDE, pack, unpack
 from topiclens.tui.details import load_detail
@@ -71,15 +73,20 @@ def _state(home: Path) -> dict[str, object]:
             "tokens": (tokens.ids.tolist(), tokens.indptr.tolist(), tokens.vocab),
             "tokenized": tokenized,
         }
-    out = home.parent / f"{home.name}-export.json"
-    assert main(["--data-dir", str(home), "export", "--format", "json", "-o", str(out)]) == 0
-    state["export"] = out.read_bytes()
+    for fmt in ("json", "md"):
+        out = home.parent / f"{home.name}-export.{fmt}"
+        assert main(["--data-dir", str(home), "export", "--format", fmt, "-o", str(out)]) == 0
+        state[fmt] = re.sub(r"\d{4}-\d\d-\d\dT[\d:]+Z", "", out.read_text(encoding="utf-8"))
     return state
 
 
 def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
     bundled_home: Path, tmp_path: Path
 ):
+    with Store.open_dir(bundled_home) as store:  # something for the exports to hold
+        for eid in store.entry_ids()[:5]:
+            store.set_bookmark(eid, True)
+            store.set_note(eid, f"note on {eid}")
     old = tmp_path / "old"
     shutil.copytree(bundled_home, old)
     conn = sqlite3.connect(old / "topiclens.db")  # the cache as the schema before wrote it
@@ -89,17 +96,23 @@ def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
         "UPDATE token_cache SET tokens = ? WHERE rowid = ?",
         [(blob, rowid) for (rowid, _), blob in zip(rows, wide, strict=True)],
     )
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    # ... before this round's migrations, with the index they drop
+    conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(compact_token_cache)}")
+    conn.execute("CREATE INDEX entries_row ON entries(id, date, title, source)")
     conn.commit()
     conn.close()
     assert len(rows) > 100
     want = _state(bundled_home)
     got = _state(old)  # opening it migrates it
     assert got["tokenized"] == want["tokenized"] == 0  # every entry's tokens came from the cache
-    assert any(s for s in got["similar"])
+    assert any(s for s in got["similar"]) and got["json"].count('"note"') == 5
     assert got == want
     assert dump_store(old / "topiclens.db") == dump_store(bundled_home / "topiclens.db")
     assert integrity(old / "topiclens.db") == "ok"
+    conn = sqlite3.connect(old / "topiclens.db")
+    indexes = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
+    conn.close()
+    assert ("entries_row",) not in indexes and ("entries_date",) in indexes
 
 
 def test_compact_gives_free_pages_back_and_keeps_every_row(bundled_home: Path, capsys):
