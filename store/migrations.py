@@ -53,10 +53,9 @@ MUTE_TRIGGERS: dict[str, str] = {
 
 
 def compact_token_cache(conn: sqlite3.Connection) -> None:
-    """Rewrite the token cache with its ids as 16-bit words (store/token_ids.py), half
-    the size of the 32-bit ids it held, in a table of its own so the rows lie packed (a
-    row rewritten in place would leave its page half empty); the old pages are free for
-    the store to reuse, and ``topiclens compact`` gives them back to the disk."""
+    """Rewrite the token cache's 32-bit ids as 16-bit words (store/token_ids.py) in a new
+    table, so its rows lie packed (rewritten in place, each would leave half its page
+    empty); ``topiclens compact`` gives the old table's pages back to the disk."""
     conn.create_function("token_ids_16", 1, from_wide, deterministic=True)
     for statement in (
         """CREATE TABLE token_cache_16 (
@@ -65,9 +64,10 @@ def compact_token_cache(conn: sqlite3.Connection) -> None:
         tokenizer_version TEXT NOT NULL,
         tokens            BLOB NOT NULL
     )""",
+        # a row not of whole 32-bit ids is damaged: left out, tokenized again when needed
         "INSERT INTO token_cache_16(rowid, entry_id, content_hash, tokenizer_version, tokens) "
         "SELECT rowid, entry_id, content_hash, tokenizer_version, token_ids_16(tokens) "
-        "FROM token_cache ORDER BY rowid",
+        "FROM token_cache WHERE length(tokens) % 4 = 0 ORDER BY rowid",
         "DROP TABLE token_cache",
         "ALTER TABLE token_cache_16 RENAME TO token_cache",
     ):

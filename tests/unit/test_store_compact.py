@@ -97,6 +97,8 @@ def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
         [(blob, rowid) for (rowid, _), blob in zip(rows, wide, strict=True)],
     )
     # ... before this round's migrations, with the index they drop
+    damaged = ("0" * 16, "", "v0", b"\x01\x02\x03")  # not whole 32-bit ids: dropped
+    conn.execute("INSERT INTO token_cache VALUES (?, ?, ?, ?)", damaged)
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(compact_token_cache)}")
     conn.execute("CREATE INDEX entries_row ON entries(id, date, title, source)")
     conn.commit()
@@ -113,6 +115,7 @@ def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
     indexes = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
     conn.close()
     assert ("entries_row",) not in indexes and ("entries_date",) in indexes
+    assert integrity(old / "topiclens.db") == "ok"
 
 
 def test_compact_gives_free_pages_back_and_keeps_every_row(bundled_home: Path, capsys):
