@@ -1,11 +1,12 @@
 """Giving a store's free pages back to the disk.
 
 SQLite keeps the pages a deleted row or a rewritten table leaves for later writes: the file
-never shrinks by itself. :func:`compact` rewrites the store without them (SQLite's
-VACUUM), in pages of ``schema.PAGE_SIZE`` bytes, as a new store is made: a large entry row in
-4 KiB pages leaves about a sixth of each page unused. It needs the store to itself (the
-journal mode is left for the rewrite) and, while it runs, free disk for about twice the
-store."""
+never shrinks by itself. :func:`compact` rewrites the store without them (SQLite's VACUUM),
+a large store in pages of :data:`LARGE_PAGE` bytes: an entry row of about 1 KiB leaves a
+sixth of each 4 KiB page unused, a twentieth of a 16 KiB one. A small store keeps SQLite's
+4 KiB pages, as each of its thirty-odd small tables and indexes takes at least a page. It
+needs the store to itself (the journal mode is left for the rewrite) and, while it runs,
+free disk for about twice the store."""
 
 from __future__ import annotations
 
@@ -14,13 +15,19 @@ import sqlite3
 
 from .connection import Database
 from .errors import BUSY_TIMEOUT_MS, StoreError, is_busy
-from .schema import PAGE_SIZE
+
+SMALL_PAGE = 4096
+LARGE_PAGE = 16384
+LARGE_STORE = 64 << 20  # bytes: a store this big is rewritten in large pages
 
 
-def compact(db: Database) -> tuple[int, int]:
-    """Rewrite the store without its free pages; returns the file's size before and after,
-    in bytes. Refused, with nothing changed, while another process has the store open."""
+def compact(db: Database, page_size: int | None = None) -> tuple[int, int]:
+    """Rewrite the store without its free pages, in pages of ``page_size`` bytes (None:
+    chosen by the store's size); returns the file's size before and after, in bytes.
+    Refused, with nothing changed, while another process has the store open."""
     before = os.path.getsize(db.path)
+    if page_size is None:
+        page_size = LARGE_PAGE if before >= LARGE_STORE else SMALL_PAGE
 
     def rewrite(conn: sqlite3.Connection) -> None:
         # another connection would make it wait its busy timeout, then fail: fail now
@@ -41,7 +48,7 @@ def compact(db: Database) -> tuple[int, int]:
                 "nothing was changed. Close it and run compact again"
             )
         try:
-            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+            conn.execute(f"PRAGMA page_size = {page_size}")
             conn.execute("VACUUM")
         finally:
             conn.execute("PRAGMA journal_mode = WAL")

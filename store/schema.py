@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from .connection import Database
 
 SCHEMA_VERSION = len(MIGRATIONS)
-PAGE_SIZE = 16384  # bytes; ``topiclens compact`` rewrites an older store in them
 # meta key: bumped by every re-cluster's replace (here, so the reader reads it without
 # importing the corrections' modules before its first frame)
 GENERATION = "topics.generation"
@@ -58,8 +57,6 @@ def prepare(conn: sqlite3.Connection, path: Path) -> None:
             )
         conn.execute(f"PRAGMA busy_timeout = {errors.BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
-        if not objects:  # a new store: large pages waste less of each on big entry rows
-            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")

@@ -1,5 +1,5 @@
-"""The store's size: token ids cached as 16-bit words, new stores in 16 KiB pages, a store
-of the 32-bit cache migrated to read the same, and ``compact`` giving free pages back."""
+"""The store's size: token ids cached as 16-bit words, a store of the 32-bit cache migrated
+to read the same, and ``compact`` giving free pages back (a large store in large pages)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from array import array
 from pathlib import Path
 
 import pytest
-from helpers import DIGEST, dump_store, integrity
+from helpers import DIGEST, LISTING, dump_store, integrity
 from topiclens.cli import main
 from topiclens.clustering.token_cache import entry_token_ids
 from topiclens.store import Store, StoreError
+from topiclens.store.compact import LARGE_PAGE, LARGE_STORE, SMALL_PAGE, compact
 from topiclens.store.importer import import_file
 from topiclens.store.migrations import MIGRATIONS, compact_token_cache
-from topiclens.store.schema import PAGE_SIZE
 from topiclens.store.token_ids import LIMIT, WIDE, pack, unpack
 from topiclens.tui.details import load_detail
 
@@ -50,11 +50,6 @@ def test_the_cache_keeps_two_bytes_a_token_and_reads_back_32_bit_ids(tmp_path: P
         assert _ids(blob) == [0, 1, 0, 2]
         assert store.query("SELECT length(tokens) FROM token_cache")[0][0] == 8
         assert list(store.iter_cached_tokens("v1")) == [(eid, "", blob)]
-
-
-def test_a_new_store_uses_large_pages(tmp_path: Path):
-    with Store.open_dir(tmp_path) as store:
-        assert store.query("PRAGMA page_size")[0][0] == PAGE_SIZE
 
 
 def _state(home: Path) -> dict[str, object]:
@@ -120,15 +115,11 @@ def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
 
 def test_compact_gives_free_pages_back_and_keeps_every_row(bundled_home: Path, capsys):
     db = bundled_home / "topiclens.db"
-    # an older store: 4 KiB pages, and rows deleted since
+    # rows deleted since the store was written
     conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = DELETE")
-    conn.execute("PRAGMA page_size = 4096")
-    conn.execute("VACUUM")
     conn.execute("CREATE TABLE ballast (b BLOB)")
     conn.execute("INSERT INTO ballast SELECT randomblob(100000) FROM token_cache LIMIT 40")
     conn.execute("DROP TABLE ballast")
-    conn.execute("PRAGMA journal_mode = WAL")
     conn.close()
     rows = dump_store(db)
     before = db.stat().st_size
@@ -137,19 +128,38 @@ def test_compact_gives_free_pages_back_and_keeps_every_row(bundled_home: Path, c
     assert db.stat().st_size < before - 3_000_000
     assert dump_store(db) == rows and integrity(db) == "ok"
     with Store.open_dir(bundled_home) as store:
-        assert store.query("PRAGMA page_size")[0][0] == PAGE_SIZE
+        assert store.query("PRAGMA page_size")[0][0] == SMALL_PAGE  # a small store
         assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+
+
+def test_a_large_store_is_rewritten_in_large_pages(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        with store.write() as conn:  # kept: the store is large now
+            conn.execute("CREATE TABLE ballast (b BLOB)")
+            conn.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) "
+                "INSERT INTO ballast SELECT randomblob(1 << 20) FROM n",
+                (LARGE_STORE >> 20,),
+            )
+        assert store.query("PRAGMA page_size")[0][0] == SMALL_PAGE
+        rows = dump_store(store.path)
+        compact(store)
+        assert store.query("PRAGMA page_size")[0][0] == LARGE_PAGE
+        assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+        assert dump_store(store.path) == rows
+        import_file(store, LISTING)  # and it goes on taking writes
+        assert store.count_entries() > len(rows["entries"])
+    assert integrity(tmp_path / "topiclens.db") == "ok"
 
 
 def test_compact_is_refused_while_another_connection_has_the_store(tmp_path: Path):
     with Store.open_dir(tmp_path) as store:
         import_file(store, DIGEST)
         rows = dump_store(tmp_path / "topiclens.db")
-        with Store.open_dir(tmp_path) as other:
-            from topiclens.store.compact import compact
-
-            with pytest.raises(StoreError, match="another program has the store open"):
-                compact(other)
+        refused = pytest.raises(StoreError, match="another program has the store open")
+        with Store.open_dir(tmp_path) as other, refused:
+            compact(other)
         assert store.query("PRAGMA journal_mode")[0][0] == "wal"
         assert store.count_entries() == len(rows["entries"])
     assert dump_store(tmp_path / "topiclens.db") == rows
