@@ -3,7 +3,7 @@
 SQLite keeps the pages a deleted row or a rewritten table leaves for later writes: the file
 never shrinks by itself. :func:`compact` rewrites the store without them (SQLite's VACUUM),
 a large store in pages of :data:`LARGE_PAGE` bytes: an entry row of about 1 KiB leaves a
-sixth of each 4 KiB page unused, a twentieth of a 16 KiB one. A small store keeps SQLite's
+sixth of each 4 KiB page unused, a twenty-fifth of a 16 KiB one. A small store keeps SQLite's
 4 KiB pages, as each of its thirty-odd small tables and indexes takes at least a page. It
 needs the store to itself (the journal mode is left for the rewrite) and, while it runs,
 free disk for about twice the store."""
