@@ -130,8 +130,7 @@ def test_the_first_words_rule_makes_the_triggers_and_the_last_one_gone_drops_the
 def test_the_upgrade_keeps_the_triggers_of_a_store_with_rules_and_drops_the_others(
     tmp_path: Path,
 ):
-    from topiclens.store.migrations import MUTE_TRIGGERS
-    from topiclens.store.schema import SCHEMA_VERSION
+    from topiclens.store.migrations import MIGRATIONS, MUTE_TRIGGERS, sync_mute_triggers
 
     ruled, plain = tmp_path / "ruled", tmp_path / "plain"
     with Store.open_dir(ruled) as store:
@@ -141,7 +140,7 @@ def test_the_upgrade_keeps_the_triggers_of_a_store_with_rules_and_drops_the_othe
         with sqlite3.connect(home / "topiclens.db") as conn:
             for sql in MUTE_TRIGGERS.values():
                 conn.execute(sql)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+            conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(sync_mute_triggers)}")
     for home in (ruled, plain):
         Store.open_dir(home).close()
     assert _triggers(ruled / "topiclens.db") == MUTE_TRIGGER_NAMES

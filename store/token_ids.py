@@ -1,0 +1,61 @@
+"""How the token cache stores an entry's token ids: 16-bit words, half the size of 32-bit
+ids, since the ids are dense from 0 and a store's tokens rarely number 65,535.
+
+An id from ``WIDE`` up is the word ``WIDE`` followed by its low and its high 15 bits, so
+``WIDE`` is never part of an id and a batch of rows decodes in a few array operations.
+Words are in the machine's byte order, as the 32-bit ids the clustering reads are."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from itertools import pairwise
+
+WIDE = 0xFFFF
+LIMIT = 1 << 30  # ids below it fit two 15-bit halves
+
+
+def pack(ids: Sequence[int]) -> bytes:
+    """Token ids (each below :data:`LIMIT`) as stored."""
+    if not ids or max(ids) < WIDE:
+        return array("H", ids).tobytes()
+    words = array("H")
+    for i in ids:
+        if i < WIDE:
+            words.append(i)
+        elif i < LIMIT:
+            words.extend((WIDE, i & 0x7FFF, i >> 15))
+        else:
+            raise ValueError(f"token id {i} is too large to store")
+    return words.tobytes()
+
+
+def unpack(blobs: Sequence[bytes]) -> list[bytes]:
+    """Stored rows back as token ids, each row native unsigned 32-bit integers (numpy
+    ``uint32``), all rows of a batch decoded at once."""
+    import numpy as np
+
+    words = np.frombuffer(b"".join(blobs), dtype=np.uint16)
+    counts = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)) // 2
+    wide = words == WIDE
+    if wide.any():
+        at = np.flatnonzero(wide)
+        ids = words.astype(np.uint32)
+        ids[at] = ids[at + 1] | (ids[at + 2] << 15)
+        keep = np.ones(len(words), dtype=bool)
+        keep[at + 1] = keep[at + 2] = False
+        ids = ids[keep]
+        # each wide id takes three words and gives one id
+        seen = np.concatenate(([0], np.cumsum(wide, dtype=np.int64)))
+        ends = np.concatenate(([0], np.cumsum(counts)))
+        counts = counts - 2 * np.diff(seen[ends])
+    else:
+        ids = words.astype(np.uint32)
+    raw = ids.tobytes()
+    offsets = (np.concatenate(([0], np.cumsum(counts))) * 4).tolist()
+    return [raw[lo:hi] for lo, hi in pairwise(offsets)]
+
+
+def from_wide(blob: bytes) -> bytes:
+    """A row of 32-bit ids (the cache's earlier format) as stored now."""
+    return pack(array("I", blob))
