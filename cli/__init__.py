@@ -252,6 +252,14 @@ def build_parser(*, exporting: bool = True) -> argparse.ArgumentParser:
         "hidden: [...]}",
     )
 
+    add(
+        "compact",
+        c.cmd_compact,
+        "give the store's free space back to the disk (close the reader first)",
+        "rewrite the store without the space deleted rows and rewritten tables left "
+        "(SQLite's VACUUM); close the reader first, and have free disk for twice the store",
+    )
+
     p = add("rename-topic", c.cmd_rename_topic, "give a topic your own name")
     p.add_argument(
         "id", type=topic_id, metavar="ID", help="the topic's id (see `topiclens topics`)"

@@ -471,6 +471,16 @@ def cmd_rename_topic(args: argparse.Namespace) -> int:
     return cmd_rename(args)
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    from ..store.compact import compact
+
+    with open_store(args) as store:
+        before, after = compact(store)
+    mib = 1 << 20
+    out(f"compacted the store: {before / mib:,.1f} MiB -> {after / mib:,.1f} MiB")
+    return 0
+
+
 def add_verb(
     verbs: Any, name: str, func: Callable[[argparse.Namespace], int], help: str
 ) -> argparse.ArgumentParser:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from .also_counts import count_also_rows
+from .token_ids import compact_token_cache
+
 # The order of every list of entries the reader shows: newest first, undated last, then
 # in import order. ``topic_list`` keeps each topic's entries in it (its primary key).
 NEWEST_FIRST = "date IS NULL, date DESC, rowid"
@@ -56,28 +59,6 @@ def sync_mute_triggers(conn: sqlite3.Connection) -> None:
     ruled = conn.execute("SELECT 1 FROM mute_rules WHERE kind != 'feed' LIMIT 1").fetchone()
     for name, sql in MUTE_TRIGGERS.items():
         conn.execute(sql if ruled else f"DROP TRIGGER IF EXISTS {name}")
-
-
-# Each topic's count of its also rows (``topics.also_size``), kept by these triggers on
-# every path an also row is written or deleted by (cascades too), so the reader has a
-# topic's length without counting its rows. A bulk rewrite drops them and sets the counts
-# with :data:`ALSO_SIZES` in one statement (row by row they cost seconds at a million).
-ALSO_SIZE_TRIGGERS: dict[str, str] = {
-    "topic_also_counted": "CREATE TRIGGER IF NOT EXISTS topic_also_counted AFTER INSERT ON "
-    "topic_also_list BEGIN UPDATE topics SET also_size = also_size + 1 "
-    "WHERE id = new.topic_id; END",
-    "topic_also_uncounted": "CREATE TRIGGER IF NOT EXISTS topic_also_uncounted AFTER DELETE "
-    "ON topic_also_list BEGIN UPDATE topics SET also_size = also_size - 1 "
-    "WHERE id = old.topic_id; END",
-    "topic_also_recounted": "CREATE TRIGGER IF NOT EXISTS topic_also_recounted AFTER UPDATE "
-    "OF topic_id ON topic_also_list BEGIN "
-    "UPDATE topics SET also_size = also_size - 1 WHERE id = old.topic_id; "
-    "UPDATE topics SET also_size = also_size + 1 WHERE id = new.topic_id; END",
-}
-ALSO_SIZES = (
-    "UPDATE topics SET also_size = "
-    "(SELECT count(*) FROM topic_also_list l WHERE l.topic_id = topics.id)"
-)
 
 
 # A migration is an SQL script, or a function given the connection (inside the migration's
@@ -390,11 +371,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 12: the mute triggers only while a words or source rule exists (store/mute.py keeps
     # them so from now on): a store with no rule drops them
     sync_mute_triggers,
-    # 13: each topic's count of also rows beside its size (NULL: not known, counted when
-    # read), kept by triggers
-    "ALTER TABLE topics ADD COLUMN also_size INTEGER;\n"
-    + ALSO_SIZES
-    + ";\n"
-    + ";\n".join(ALSO_SIZE_TRIGGERS.values())
-    + ";",
+    # 13: the token cache's ids as 16-bit words, half their size (compact_token_cache)
+    compact_token_cache,
+    # 14: no covering index of the entries' list columns: the topic lists carry them now, and
+    # at 1,000,000 entries it took 111 MiB (store/topics.py fills the lists without it)
+    "DROP INDEX IF EXISTS entries_row;",
+    # 15: each topic's count of its also rows, kept by triggers (store/also_counts.py)
+    count_also_rows,
 )

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 
 from .connection import Database
 from .errors import StoreError
+from .token_ids import pack, unpack
 
 # (entry id, content hash, tokenizer version, tokens), as the clustering caches them
 TokenRow = tuple[str, str, str, Sequence[str]]
@@ -28,7 +29,7 @@ class TokenCache:
         """(entry id, content hash, token ids) of every cached row of tokenizer
         ``version``, a batch at a time, so a large cache never sits in memory whole. The
         ids are native unsigned 32-bit integers (``array("I")``, numpy ``uint32``) into
-        :meth:`vocab`."""
+        :meth:`vocab`; the store keeps them as 16-bit words (:mod:`.token_ids`)."""
         last = 0
         while True:
             rows = self._db.query(
@@ -38,8 +39,8 @@ class TokenCache:
             )
             if not rows:
                 return
-            for _, eid, digest, tokens in rows:
-                yield eid, digest, tokens
+            for (_, eid, digest, _), ids in zip(rows, unpack([r[3] for r in rows]), strict=True):
+                yield eid, digest, ids
             last = rows[-1][0]
 
     def vocab(self) -> list[str]:
@@ -80,9 +81,8 @@ class TokenCache:
                                     tokens.append(t)
                                     fresh.append((tid, t))
                                 ids[i] = tid
-                    blob = array("I", ids).tobytes()
-                    blobs.append(blob)
-                    out.append((eid, digest, version, blob))
+                    blobs.append(array("I", ids).tobytes())
+                    out.append((eid, digest, version, pack(ids)))
                 conn.executemany("INSERT INTO token_vocab(id, token) VALUES (?, ?)", fresh)
                 conn.executemany(
                     "INSERT OR REPLACE INTO token_cache"

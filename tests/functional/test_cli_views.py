@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-from helpers import SCHEMA_12, CliResult
+from helpers import CliResult
 from topiclens.cli.commands import CONCEPT_DIVIDER
 from topiclens.store import Entry, Store
 from topiclens.store.text import entry_id
@@ -138,7 +138,6 @@ def test_the_upgrade_keeps_the_triggers_of_a_store_with_rules_and_drops_the_othe
     Store.open_dir(plain).close()
     for home in (ruled, plain):  # as the schema before this one left them
         with sqlite3.connect(home / "topiclens.db") as conn:
-            conn.executescript(SCHEMA_12)
             for sql in MUTE_TRIGGERS.values():
                 conn.execute(sql)
             conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(sync_mute_triggers)}")

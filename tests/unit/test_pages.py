@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import DIGEST, LISTING
+from helpers import DIGEST, LISTING, WITHOUT_ALSO_SIZES
 from topiclens.store import Store, Topic
 from topiclens.store import pages as pages_module
 from topiclens.store.importer import import_file
+from topiclens.store.migrations import MIGRATIONS, count_also_rows
 from topiclens.store.pages import TopicRows, index_of
 
 
@@ -171,3 +173,16 @@ def test_the_stored_also_sizes_stay_the_also_rows_count_on_every_write(store: St
     assert dict(store.query("SELECT id, also_size FROM topics")) == {
         2: store.query("SELECT count(*) FROM topic_also_list WHERE topic_id = 2")[0][0]
     }
+
+
+def test_a_store_without_the_also_counts_gets_them_when_opened(store: Store):
+    path = store.path
+    store.close()
+    with sqlite3.connect(path) as conn:  # as the schema before the counts left it
+        conn.executescript(WITHOUT_ALSO_SIZES)
+        conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(count_also_rows)}")
+    with Store(path) as again:
+        _also_sizes_are_counts(again)
+        also = again.query("SELECT entry_id FROM topic_also ORDER BY entry_id")
+        again.delete_entry(also[0][0])  # counted by the triggers from now on
+        _also_sizes_are_counts(again)
