@@ -63,7 +63,7 @@ def from_wide(blob: bytes) -> bytes:
 
 
 def compact_token_cache(conn: sqlite3.Connection) -> None:
-    """Rewrite the token cache's 32-bit ids as 16-bit words (store/token_ids.py) in a new
+    """Rewrite the token cache's 32-bit ids as 16-bit words (:func:`pack`) in a new
     table, so its rows lie packed (rewritten in place, each would leave half its page
     empty); ``topiclens compact`` gives the old table's pages back to the disk."""
     conn.create_function("token_ids_16", 1, from_wide, deterministic=True)
