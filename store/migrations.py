@@ -6,7 +6,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from .token_ids import from_wide
+from .also_counts import count_also_rows
+from .token_ids import compact_token_cache
 
 # The order of every list of entries the reader shows: newest first, undated last, then
 # in import order. ``topic_list`` keeps each topic's entries in it (its primary key).
@@ -50,28 +51,6 @@ MUTE_TRIGGERS: dict[str, str] = {
     "entries_unmuted": "CREATE TRIGGER IF NOT EXISTS entries_unmuted AFTER DELETE ON entries "
     "BEGIN DELETE FROM muted_entries WHERE entry_id = old.id; END",
 }
-
-
-def compact_token_cache(conn: sqlite3.Connection) -> None:
-    """Rewrite the token cache's 32-bit ids as 16-bit words (store/token_ids.py) in a new
-    table, so its rows lie packed (rewritten in place, each would leave half its page
-    empty); ``topiclens compact`` gives the old table's pages back to the disk."""
-    conn.create_function("token_ids_16", 1, from_wide, deterministic=True)
-    for statement in (
-        """CREATE TABLE token_cache_16 (
-        entry_id          TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
-        content_hash      TEXT NOT NULL,
-        tokenizer_version TEXT NOT NULL,
-        tokens            BLOB NOT NULL
-    )""",
-        # a row not of whole 32-bit ids is damaged: left out, tokenized again when needed
-        "INSERT INTO token_cache_16(rowid, entry_id, content_hash, tokenizer_version, tokens) "
-        "SELECT rowid, entry_id, content_hash, tokenizer_version, token_ids_16(tokens) "
-        "FROM token_cache WHERE length(tokens) % 4 = 0 ORDER BY rowid",
-        "DROP TABLE token_cache",
-        "ALTER TABLE token_cache_16 RENAME TO token_cache",
-    ):
-        conn.execute(statement)
 
 
 def sync_mute_triggers(conn: sqlite3.Connection) -> None:
@@ -397,4 +376,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 14: no covering index of the entries' list columns: the topic lists carry them now, and
     # at 1,000,000 entries it took 111 MiB (store/topics.py fills the lists without it)
     "DROP INDEX IF EXISTS entries_row;",
+    # 15: each topic's count of its also rows, kept by triggers (store/also_counts.py)
+    count_also_rows,
 )

@@ -7,6 +7,7 @@ Words are in the machine's byte order, as the 32-bit ids the clustering reads ar
 
 from __future__ import annotations
 
+import sqlite3
 from array import array
 from collections.abc import Sequence
 from itertools import pairwise
@@ -59,3 +60,25 @@ def unpack(blobs: Sequence[bytes]) -> list[bytes]:
 def from_wide(blob: bytes) -> bytes:
     """A row of 32-bit ids (the cache's earlier format) as stored now."""
     return pack(array("I", blob))
+
+
+def compact_token_cache(conn: sqlite3.Connection) -> None:
+    """Rewrite the token cache's 32-bit ids as 16-bit words (:func:`pack`) in a new
+    table, so its rows lie packed (rewritten in place, each would leave half its page
+    empty); ``topiclens compact`` gives the old table's pages back to the disk."""
+    conn.create_function("token_ids_16", 1, from_wide, deterministic=True)
+    for statement in (
+        """CREATE TABLE token_cache_16 (
+        entry_id          TEXT PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+        content_hash      TEXT NOT NULL,
+        tokenizer_version TEXT NOT NULL,
+        tokens            BLOB NOT NULL
+    )""",
+        # a row not of whole 32-bit ids is damaged: left out, tokenized again when needed
+        "INSERT INTO token_cache_16(rowid, entry_id, content_hash, tokenizer_version, tokens) "
+        "SELECT rowid, entry_id, content_hash, tokenizer_version, token_ids_16(tokens) "
+        "FROM token_cache WHERE length(tokens) % 4 = 0 ORDER BY rowid",
+        "DROP TABLE token_cache",
+        "ALTER TABLE token_cache_16 RENAME TO token_cache",
+    ):
+        conn.execute(statement)

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 
 import orjson
 
+from .also_counts import ALSO_SIZE_TRIGGERS, ALSO_SIZES
 from .bounds import check_name
 from .connection import Database
 from .models import Assignment, Topic
@@ -200,6 +201,8 @@ def replace(
             }
         kept_ids = [t.id for t in topics]
         marks = ",".join("?" * len(kept_ids)) or "NULL"
+        for name in ALSO_SIZE_TRIGGERS:  # (the counts are set once, below)
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         conn.execute("DELETE FROM topic_assignments")
         # the list first: its rows are then gone when the delete trigger looks for them
         conn.execute("DELETE FROM topic_also_list")
@@ -237,6 +240,9 @@ def replace(
             "UPDATE topics SET size = (SELECT count(*) FROM topic_assignments a "
             "WHERE a.topic_id = topics.id)"
         )
+        conn.execute(ALSO_SIZES)
+        for sql in ALSO_SIZE_TRIGGERS.values():
+            conn.execute(sql)
         if model is not None:
             put_model(conn, *model)
         # undo of a correction made before this restores no assignment it replaced

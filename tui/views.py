@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from topiclens.store import Store, Topic
@@ -255,7 +255,7 @@ def sort_rows(rows: list[Row], sort: str) -> list[Row]:
 
 
 def arrange_rows(
-    rows: list[Row],
+    rows: Sequence[Row],
     also: int,
     *,
     sort: str,
@@ -263,6 +263,9 @@ def arrange_rows(
 ) -> Rows:
     """A view's rows sorted (own rows and "also here" rows each in their own group) and
     filtered by ``keep_row`` (None keeps every row)."""
+    if isinstance(rows, TopicRows):
+        rows.whole()  # read whole: its stored sizes are then counts
+        also = rows.also
     own, others = rows[: len(rows) - also], rows[len(rows) - also :]
     if keep_row is not None:
         own = [r for r in own if keep_row(r)]

@@ -179,8 +179,9 @@ def test_a_store_of_the_previous_schema_keeps_everything(tmp_path: Path):
         assert store.also_entry_ids(1) == [] and store.also_topics(ids[0]) == []
     after = dump_store(tmp_path / "topiclens.db")
     assert after.pop("topic_also") == [] and after.pop("topic_also_list") == []
-    # every old row is there, the topics' with the two new columns (NULL, 0) at the end
-    assert after.pop("topics") == [(*row, None, 0) for row in before.pop("topics")]
+    # every old row is there, the topics' with the two new columns (NULL, 0) at the end,
+    # then their count of also rows (none)
+    assert after.pop("topics") == [(*row, None, 0, 0) for row in before.pop("topics")]
     # the bookmark's note moved to the notes table (migration 8), with the bookmark's time
     ((eid, when, note),) = before.pop("bookmarks")
     assert (eid, note) == (ids[3], "note")

@@ -12,7 +12,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
-from topiclens.store.pages import index_of
+from topiclens.store.pages import TopicRows, index_of
 from topiclens.text import cell_width, fit_cells
 
 from ..display import fit_line
@@ -104,6 +104,8 @@ class EntryList(CursorList):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.rows: Sequence[Row] = []
+        self._length = 0  # len(rows) as the list was sized for it
+        self._resizing = False  # a paged topic's length changed: sized again soon
         self.also_from: int | None = None  # rows from here on are "also here" rows
         # a search's: the line above its concept matches (the rows from also_from on)
         self.divider: str | None = None
@@ -133,7 +135,32 @@ class EntryList(CursorList):
 
     @property
     def current_id(self) -> str | None:
-        return self.rows[self.cursor][0] if self.rows and self.cursor is not None else None
+        row = self.row(self.cursor) if self.cursor is not None else None
+        return row[0] if row is not None else None
+
+    def row(self, index: int) -> Row | None:
+        """Row ``index``; None past the end. A paged topic whose stored size proved wrong
+        while it was read has another length now: the list is sized again after this."""
+        try:
+            row = self.rows[index]
+        except IndexError:
+            row = None
+        if len(self.rows) != self._length and not self._resizing:
+            self._resizing = True
+            self.call_later(self._resized)
+        return row
+
+    def _resized(self) -> None:
+        self._resizing = False
+        rows = self.rows
+        if len(rows) == self._length:  # (other rows shown since)
+            return
+        self._length = len(rows)
+        if isinstance(rows, TopicRows) and self.also_from is not None:
+            self.also_from = len(rows) - rows.also
+            self._divider_line = self.also_from if self.divider is not None else None
+        self.content_changed(self.cursor)
+        self.post_message(self.Highlighted(self.current_id))
 
     def show_rows(
         self,
@@ -153,6 +180,10 @@ class EntryList(CursorList):
         index = 0
         if keep is not None:
             index = index_of(rows, keep) or 0  # (asks the store where, of a paged topic)
+        self._length = len(rows)  # (after index_of: it may have counted a paged topic)
+        if also and isinstance(rows, TopicRows):
+            self.also_from = len(rows) - rows.also
+            self._divider_line = self.also_from if self.divider is not None else None
         self.content_changed(index, center=True)
         self.post_message(self.Highlighted(self.current_id))
 
@@ -169,7 +200,9 @@ class EntryList(CursorList):
         self.post_message(self.Highlighted(self.current_id))
 
     def selected(self, index: int) -> None:
-        self.post_message(self.Opened(self.rows[index][0]))
+        row = self.row(index)
+        if row is not None:
+            self.post_message(self.Opened(row[0]))
 
     def line_styles(self) -> dict[str, Style]:
         base = self.rich_style
@@ -201,9 +234,10 @@ class EntryList(CursorList):
             text = fit_cells(f"── {self.divider} ", width)  # the reader's own words
             return Strip([Segment(text + "─" * (width - cell_width(text)), styles["meta"])], width)
         index = self.item_at(line)
-        if index is None:
+        row = None if index is None else self.row(index)
+        if index is None or row is None:
             return Strip.blank(width, styles[""])
-        row_id, title, source, date = self.rows[index]
+        row_id, title, source, date = row
         unread = row_id not in self.read
         at = "-cursor" if at_cursor else ""
         style = styles[("unread" if unread else "") + at]
