@@ -82,12 +82,6 @@ def test_new_entries_of_a_hidden_topics_subject_do_not_bring_it_back(
     assert not {names[t] for t in hidden} & set(after.values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fresh fit dissolves the cluster most of a hidden topic's entries went to, and "
-    "its entries go to the nearest other cluster: when new entries of the hidden subject "
-    "made a second cluster, that one takes them all and the subject is a topic again",
-)
 def test_a_fresh_cluster_does_not_bring_a_hidden_topic_back(
     cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path
 ):
