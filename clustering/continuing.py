@@ -175,9 +175,11 @@ def continue_fit(
     ]
     centres = np.vstack([_unit_mean(xs[labels == c]) for c in range(k)])
     inertia = float(((xs - centres[labels]) ** 2).sum())
-    # the hidden subject's entries (the hidden topics' and new ones like them) judge and
-    # name no topic, as in a fresh fit
+    # the hidden subject's entries (the hidden topics' and new ones like them) judge, name
+    # and centre no topic, as in a fresh fit; but in a topic of theirs alone (a held group
+    # took the others)
     guests = gone | (~old & ~arrived)
+    guests &= np.isin(labels, labels[~guests])
     part = _Partition(
         labels, xs, held_keys, inertia, None, saved.spectral_, 0, guests if guests.any() else None
     )

@@ -375,14 +375,14 @@ class TopicModel(ClusterMixin, BaseEstimator):
         import numpy as np
 
         near_idx, near_sim = near
-        # a topic is judged and named by its own entries, not a hidden subject's
+        # a topic is judged, named and centred by its own entries, not a hidden subject's
         own_labels = labels if part.guests is None else np.where(part.guests, -1, labels)
         self._judge(topics, f.vectors, own_labels)
         class_weights = self._name(topics, labels, own, f, fitted.vocab, texts, part.guests)
         also, bars = fit_also(f.tfidf, f.counts, fitted.vocab, [t.terms for t in topics], labels)
         for topic, bar in zip(topics, bars, strict=True):
             topic.also_bar = bar
-        self._centre(topics, part.vectors, labels)
+        self._centre(topics, part.vectors, own_labels)
         centres = np.vstack([t.centre for t in topics])
         scores = np.einsum("ij,ij->i", part.vectors, centres[labels])
         terms = entry_terms(f.tfidf, labels, class_weights, fitted.vocab, self._vocabulary())
@@ -604,7 +604,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
 
     @staticmethod
     def _centre(topics: list[FittedTopic], vectors: Any, labels: Any) -> None:
-        """Each topic's centre: the unit-length mean of its entries' ``vectors``."""
+        """Each topic's centre: the unit-length mean of its entries' ``vectors`` (``labels``:
+        -1 for an entry that counts in none)."""
         import numpy as np
 
         centres = np.vstack(
