@@ -326,10 +326,11 @@ class TopicModel(ClusterMixin, BaseEstimator):
         user made: a merge, a split's part, a topic made from terms): each group seeds a
         centroid, then all of it goes to the cluster most of it went to, or to a new one
         (``topic_held_``); ``context`` adds, per key, entries that seed and choose that
-        cluster without being held. Each ``hidden`` group (a topic the user hid) and the
-        entries as near its subject as its own are stay out of the clustering and then
-        join the nearest topics the others made, none of which they may make up most of
-        (:func:`.holding.hidden_rows`, :func:`.holding.place_guests`)."""
+        cluster without being held. Each ``hidden`` group (a topic the user hid) stays out
+        of the clustering, with the entries the clusters then show to be of its subject;
+        they join the nearest topics the others made, none of which they may make up most
+        of, and judge, name and centre none (:func:`.holding.hidden_subjects`,
+        :func:`.holding.stragglers`, :func:`.holding.place_guests`)."""
 
         clock = StageClock(progress)
         texts = X
@@ -341,7 +342,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         held = {key: g for key, g in (held or {}).items() if len(g)}
         context = context or {}
         kept_out = hidden_subjects(f.vectors, hidden, held)
-        # k as if the hidden subject's entries were not there: they make no topic
+        # k as if the hidden topics' entries were not there: they make no topic
         m = n - int(kept_out.rows.sum())
         seeds = self._seeds(f, fitted.vocab, m, pinned or {}, held, context)
         near = neighbour_graph(f.vectors, self._neighbour_count(n), seeds.k, self.random_state)
@@ -468,9 +469,10 @@ class TopicModel(ClusterMixin, BaseEstimator):
         context: Groups,
     ) -> _Partition:
         """The clusters: seeded KMeans (on the spectral embedding, or on the smoothed
-        vectors) of every entry but the ``hidden`` subjects', split by the cap, the held
-        groups kept, then the hidden subjects' entries placed as guests
-        (:func:`.holding.place_guests`)."""
+        vectors) of every entry but the ``hidden`` topics', split by the cap; then the
+        entries those clusters show to be of a hidden subject join them
+        (:func:`.holding.stragglers`), the held groups are kept, and all of them are
+        placed as guests (:func:`.holding.place_guests`)."""
         import numpy as np
 
         n, k, rs = x.shape[0], seeds.k, self.random_state
@@ -481,7 +483,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
             rows = np.flatnonzero(~guests)
             at = np.full(n, -1, dtype=np.int64)  # each entry's position among them
             at[rows] = np.arange(len(rows))
-            groups = [_kept(at, g) for g in groups]
+            # a seed group of hidden entries alone seeds nothing
+            groups = [g for g in (_kept(at, g) for g in groups) if len(g)]
         m = n - int(guests.sum())
         spectral = SPECTRAL_MIN <= m <= SPECTRAL_MAX if self.spectral == "auto" else self.spectral
         run_spectral = spectral and m > k + 2

@@ -3,12 +3,13 @@
 - :func:`hold`: every held group of entries ends in one cluster (the one most of it went
   to, or a new one).
 - :func:`hidden_subjects`, :func:`stragglers` and :func:`place_guests`: a hidden topic's
-  subject stays out of a fresh fit. Its entries, and the other entries as near its
-  centre as its own are, are left out of the clustering, as are those the clusters then
-  made that sit nearer it than their cluster; each then joins the nearest cluster of
-  the others, and no cluster takes more of them than it has entries of its own, so none
-  forms, splits or is mostly the hidden subject (a re-cluster that continues the saved
-  model keeps them out as :mod:`.continuing` says).
+  subject stays out of a fresh fit. Its entries are left out of the clustering; of the
+  clusters the others make, an entry nearer the hidden topic than its cluster, and every
+  entry of a cluster as alike the hidden topic's entries as these are to each other,
+  join them. Each then goes to the nearest cluster left, and no cluster takes more of
+  them than it has entries of its own, so none forms, splits or is mostly the hidden
+  subject (a re-cluster that continues the saved model keeps them out as
+  :mod:`.continuing` says).
 
 The pipeline turns the corrections in the store into these groups
 (:func:`.keeping.holding`).
@@ -23,11 +24,10 @@ from .cohesion import MIXED_BELOW, pair_mean, relative
 
 Groups = Mapping[Any, Sequence[int]]  # a key (a topic id) -> entry indices
 
-# an entry is of a hidden subject when it is as near the subject's centre as all but this
-# share of the hidden topic's own entries are to the centre of the others (the continued
-# fit's bar for an entry fitting a topic, continuing.FIT_QUANTILE)
-HIDDEN_NEAR_QUANTILE = 0.1
 SUBJECT_MIN = 3  # entries a hidden topic needs for others to be of its subject
+# a cluster is as alike a hidden topic's entries as these are to each other unless its
+# mean falls this many standard errors below theirs (about 1 in 40 by chance)
+ALIKE_ERRORS = 2.0
 
 
 def held_seeds(held: Groups, context: Groups) -> list[Any]:
@@ -41,24 +41,25 @@ def held_seeds(held: Groups, context: Groups) -> list[Any]:
 
 
 class Hidden(NamedTuple):
-    """The hidden subjects as a fresh fit keeps them out."""
+    """The hidden topics as a fresh fit keeps them out."""
 
-    rows: Any  # (n,) whether each entry is of a hidden subject
-    centres: Any  # (m, d) the unit centre of each hidden topic that is a subject
+    rows: Any  # (n,) the hidden topics' entries
+    sums: Any  # (m, d) the sum of the entries of each hidden topic that is a subject
+    sizes: Any  # (m,) its entries
+    alike: Any  # (m,) the mean cosine of two of its entries
+    spread: Any  # (m,) the standard deviation of each entry's mean cosine to the others
 
 
 def hidden_subjects(x: Any, hidden: Sequence[Sequence[int]], held: Groups) -> Hidden:
-    """The entries of a hidden subject among the rows of ``x`` (unit rows): each ``hidden``
-    group's, and, for a coherent group of SUBJECT_MIN or more (a mixed one's entries
-    share no subject another entry could be of), every entry as near its centre as its
-    own entries are to the centre of the others (all but HIDDEN_NEAR_QUANTILE of them; an
-    entry's own weight in the centre would flatter it). A ``held`` entry never is: a
-    correction placed it. None is when every entry would be: nothing would be left."""
+    """The hidden topics' entries among the rows of ``x`` (unit rows; a ``held`` one
+    never is: a correction placed it), and the subject each coherent one of SUBJECT_MIN
+    or more entries is (a mixed one's entries share no subject other entries could be
+    of). No entry is kept out when every one would be: nothing would be left to fit."""
     import numpy as np
 
-    n = x.shape[0]
+    n, d = x.shape
     rows = np.zeros(n, dtype=bool)
-    centres = []
+    sums, sizes, alike, spread = [], [], [], []
     corpus = None
     for group in hidden:
         members = np.asarray(group, dtype=np.int64)
@@ -69,39 +70,48 @@ def hidden_subjects(x: Any, hidden: Sequence[Sequence[int]], held: Groups) -> Hi
             continue
         if corpus is None:
             corpus = pair_mean(x)
-        if relative(pair_mean(x[members]), corpus) < MIXED_BELOW:
-            continue
-        own = np.asarray(x[members], dtype=np.float64)
-        total = own.sum(axis=0)
-        others = total[None, :] - own
-        norms = np.linalg.norm(others, axis=1)
-        fit = np.einsum("ij,ij->i", own, others) / np.where(norms > 0, norms, 1.0)
-        centre = total / (np.linalg.norm(total) or 1.0)
-        near = np.asarray(x @ centre).ravel()
-        rows |= near >= float(np.quantile(fit, HIDDEN_NEAR_QUANTILE, method="lower"))
-        centres.append(centre)
+        within = pair_mean(x[members])
+        if relative(within, corpus) >= MIXED_BELOW:
+            own = np.asarray(x[members], dtype=np.float64)
+            total = own.sum(axis=0)
+            sums.append(total)
+            sizes.append(len(members))
+            alike.append(within)
+            spread.append(float(np.std((own @ total - 1.0) / (len(members) - 1))))
     for members in held.values():
         rows[np.asarray(members, dtype=np.int64)] = False
     if rows.all():
         rows[:] = False
-    return Hidden(rows, np.vstack(centres) if centres else np.zeros((0, x.shape[1])))
+    subjects = np.vstack(sums) if sums else np.zeros((0, d))
+    return Hidden(rows, subjects, np.asarray(sizes), np.asarray(alike), np.asarray(spread))
 
 
 def stragglers(x: Any, labels: Any, hidden: Hidden, held: Groups) -> Any:
-    """(n,) the entries, of none of the ``hidden`` subject's rows nor ``held``, that sit
-    nearer a hidden subject's centre than their cluster's (``labels``; the centre of its
-    entries not of the hidden subject): the hidden subject's entries the bar of
-    :func:`hidden_subjects` missed, which the fit grouped."""
+    """(n,) the entries, of no hidden topic nor ``held``, that are of a hidden subject as
+    the fit grouped them (``labels``): those nearer a hidden topic's centre than their
+    cluster's (of its entries of no hidden topic), as a continued fit keeps new entries
+    out, and those of a cluster whose entries are as alike the hidden topic's as these
+    are to each other (the mean cosine of a pair, less ALIKE_ERRORS standard errors of a
+    cluster's mean: a cluster of the subject's entries falls short of it by chance): the
+    hidden topic made again."""
     import numpy as np
 
     out = np.zeros(len(labels), dtype=bool)
-    if not len(hidden.centres):
+    if not len(hidden.sums):
         return out
     own = np.flatnonzero(~hidden.rows)
     k = int(labels[own].max()) + 1
     centres = _centres(x, own, labels[own], k)
+    subjects = hidden.sums / np.linalg.norm(hidden.sums, axis=1, keepdims=True)
     mine = np.einsum("ij,ij->i", np.asarray(x[own]), centres[labels[own]])
-    out[own] = np.asarray(x[own] @ hidden.centres.T).max(axis=1) > mine
+    out[own] = np.asarray(x[own] @ subjects.T).max(axis=1) > mine
+    totals = np.zeros((k, x.shape[1]))
+    np.add.at(totals, labels[own], np.asarray(x[own]))
+    counts = np.bincount(labels[own], minlength=k)
+    cross = (totals @ hidden.sums.T) / np.outer(np.maximum(counts, 1), hidden.sizes)
+    error = hidden.spread[None, :] / np.sqrt(np.maximum(counts, 1))[:, None]
+    again = (cross >= hidden.alike[None, :] - ALIKE_ERRORS * error).any(axis=1)
+    out[own] |= again[labels[own]]
     for members in held.values():
         out[np.asarray(members, dtype=np.int64)] = False
     return out if not (out | hidden.rows).all() else np.zeros(len(labels), dtype=bool)

@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 from topiclens.clustering.estimator import TopicModel
-from topiclens.clustering.holding import place_guests
+from topiclens.clustering.holding import hidden_subjects, place_guests, stragglers
 
 SUBJECTS = {
     "gpu": "gpu kernel cuda warp register occupancy",
@@ -93,3 +93,29 @@ def test_a_cluster_of_guests_alone_goes_and_the_keys_follow():
     out, keys = place_guests(space, labels, guests, [None, "gone", "kept"])
     assert len(set(out.tolist())) == 2 and keys == [None, "kept"]
     assert out[2] in {out[0], out[3]}
+
+
+def test_a_cluster_as_alike_the_hidden_entries_as_they_are_joins_them_a_neighbour_does_not():
+    rng = np.random.default_rng(0)
+
+    def around(axis: list[float], n: int) -> np.ndarray:
+        rows = np.asarray(axis, dtype=float) + 0.2 * rng.standard_normal((n, 3))
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    # six hidden entries and a cluster of four more of their subject; a neighbour that
+    # shares a little of it; and a subject of its own
+    x = np.vstack(
+        [
+            around([1, 0, 0], 6),
+            around([1, 0, 0], 4),
+            around([0.4, 1, 0], 5),
+            around([0, 0, 1], 5),
+        ]
+    )
+    labels = np.asarray([0] * 6 + [0] * 4 + [1] * 5 + [2] * 5)
+    hidden = hidden_subjects(x, [range(6)], {})
+    assert hidden.rows[:6].all() and not hidden.rows[6:].any()
+    out = stragglers(x, labels, hidden, {})
+    assert out[6:10].all() and not out[10:].any()
+    # a held entry stays where the user put it
+    assert not stragglers(x, labels, hidden, {"mine": [7]})[7]
