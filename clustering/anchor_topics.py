@@ -56,16 +56,19 @@ def split_off_rest(
     anchors: Sequence[str | None],
     pinned: Sequence[object | None],
     evidence: Evidence,
+    guests: Any = None,
 ) -> Any:
     """``labels`` where each anchor's cluster (``anchors[c]``, a name in ``term_sets``;
     a cluster a user pinned is left whole) may have given its entries not about the
     anchor a new cluster, numbered from ``len(anchors)`` on; ``vectors`` are the LSA rows
-    cohesion is measured in."""
+    cohesion is measured in. The ``guests`` (a hidden subject's entries) stay where they
+    are and count for nothing: they would make the hidden topic again."""
     import numpy as np
 
     term_sets, tfidf, counts, vocab_tokens, vectors, leads = evidence
 
     out = labels.copy()
+    mine = labels if guests is None else np.where(guests, -1, labels)
     corpus = None  # the corpus's pair mean, when first needed
     words = word_columns(vocab_tokens)
     wanted = set().union(*term_sets.values()) if term_sets else set()
@@ -73,7 +76,7 @@ def split_off_rest(
     for c, name in enumerate(anchors):
         if name is None or pinned[c] is not None or name not in term_sets:
             continue
-        members = np.flatnonzero(labels == c)
+        members = np.flatnonzero(mine == c)
         cols = [col[t] for t in term_sets[name] if t in col]
         named = None if leads is None else leads.name(members, term_sets[name])
         about = about_anchor(tfidf, counts, cols, words, members, named)
@@ -153,6 +156,7 @@ def gather_into_anchors(
     anchors: Sequence[str | None],
     pinned: Sequence[object | None],
     evidence: Evidence,
+    guests: Any = None,
 ) -> Any:
     """``labels`` where an entry whose cluster is not what it is about has moved to the
     coherent anchor cluster (``anchors[c]``) it centrally discusses, the most central one
@@ -163,13 +167,16 @@ def gather_into_anchors(
     word and GATHER_OF_OWN of the median weight they have in the cluster's own entries, and
     the entry says them more than once: it would be listed "also" there. Clusters a user
     pinned or held keep their entries, and a cluster every entry of which would leave keeps
-    them all (its entries share that much after all)."""
+    them all (its entries share that much after all). The ``guests`` (a hidden subject's
+    entries) stay where they are and count for nothing."""
     import numpy as np
 
     term_sets, tfidf, counts, vocab_tokens, vectors, leads = evidence
 
     out = labels.copy()
     k = int(labels.max()) + 1
+    if guests is not None:  # as if they were not there; they keep their labels in ``out``
+        labels = np.where(guests, -1, labels)
     if not any(a in term_sets for a in anchors[:k] if a is not None):
         return out
     corpus = pair_mean(vectors)

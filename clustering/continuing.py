@@ -13,7 +13,7 @@ entries do. A topic changes only where the data asks:
 
 The user's corrections hold as in a fresh fit (:func:`.holding.hold`); hidden topics are
 already gone from the store, their entries in other topics, and neither they nor new
-entries like them make or split a topic. The fit's own
+entries like them make, split, judge or name a topic. The fit's own
 steps then judge, name and centre the topics (``TopicModel._finish``), so names follow
 the fresh fit's rules. :func:`.pipeline.cluster_store` calls :func:`continue_fit`, and
 fits afresh when it returns None.
@@ -156,7 +156,7 @@ def continue_fit(
     if start.grow:
         _split_grown(labels, xs, x, start, arrived, model.random_state, changes)
     before = labels.copy()
-    labels, held_keys = hold(xs, labels, held, [], context)
+    labels, held_keys = hold(labels, held, context)
     k = int(labels.max()) + 1
     origin = _origins(before, labels, k0)
     changes.gone = k0 - len({o for o in origin if o is not None})
@@ -175,7 +175,14 @@ def continue_fit(
     ]
     centres = np.vstack([_unit_mean(xs[labels == c]) for c in range(k)])
     inertia = float(((xs - centres[labels]) ** 2).sum())
-    part = _Partition(labels, xs, held_keys, inertia, None, saved.spectral_, 0)
+    # the hidden subject's entries (the hidden topics' and new ones like them) judge, name
+    # and centre no topic, as in a fresh fit; but in a topic of theirs alone (a held group
+    # took the others)
+    guests = gone | (~old & ~arrived)
+    guests &= np.isin(labels, labels[~guests])
+    part = _Partition(
+        labels, xs, held_keys, inertia, None, saved.spectral_, 0, guests if guests.any() else None
+    )
     own = anchor_term_sets(model.anchors, model._tokenize)
     model._finish(topics, labels, part, own, f, fitted, texts, saved.bigrams_, near, clock)
     return Continued(origin, changes)

@@ -14,8 +14,9 @@ The fit's steps, each in its own module: tokens (``tokenize``), features (``feat
 counts, BM25 idf, TF-IDF, LSA), seed groups (``anchors``, the caller's pinned and held
 groups), nearest entries (``neighbours``: smoothing, spectral embedding, similar
 entries), clusters (``partition``: seeded KMeans, the 30 % cap; ``holding``: the held
-groups), then one :class:`FittedTopic` per cluster, filled in step by step (anchor and
-pinned group carried on, cohesion, name and keywords, "also" bar, centre).
+groups, and hidden subjects kept out), then one :class:`FittedTopic` per cluster, filled
+in step by step (anchor and pinned group carried on, cohesion, name and keywords, "also"
+bar, centre).
 
 Importing this module loads scikit-learn (the base classes and their parameter checks);
 nothing on the reader's start-up path imports it (the package's names load lazily, the
@@ -49,7 +50,7 @@ from .features import (
     fit_features,
     lsa_dims_for,
 )
-from .holding import Groups, held_seeds, hold
+from .holding import Groups, Hidden, held_seeds, hidden_subjects, hold, place_guests, stragglers
 from .membership import ALSO_MIN_CENTRALITY, also_topics, anchor_term_sets, fit_also
 from .naming import entry_terms, name_topics
 from .neighbours import (
@@ -131,6 +132,9 @@ class _Partition(NamedTuple):
     silhouette: float | None
     spectral: bool
     n_split: int
+    # (n,) the entries of a hidden subject, placed into clusters the others made (None:
+    # none): they neither make, split, judge nor name a topic
+    guests: Any = None
 
 
 class TopicModel(ClusterMixin, BaseEstimator):
@@ -322,8 +326,11 @@ class TopicModel(ClusterMixin, BaseEstimator):
         user made: a merge, a split's part, a topic made from terms): each group seeds a
         centroid, then all of it goes to the cluster most of it went to, or to a new one
         (``topic_held_``); ``context`` adds, per key, entries that seed and choose that
-        cluster without being held. The cluster most of each ``hidden`` group went to is
-        dissolved into the nearest others (:func:`.holding.hold`)."""
+        cluster without being held. Each ``hidden`` group (a topic the user hid) stays out
+        of the clustering, with the entries the clusters then show to be of its subject;
+        they join the nearest topics the others made, none of which they may make up most
+        of, and judge, name and centre none (:func:`.holding.hidden_subjects`,
+        :func:`.holding.stragglers`, :func:`.holding.place_guests`)."""
 
         clock = StageClock(progress)
         texts = X
@@ -334,12 +341,15 @@ class TopicModel(ClusterMixin, BaseEstimator):
 
         held = {key: g for key, g in (held or {}).items() if len(g)}
         context = context or {}
-        seeds = self._seeds(f, fitted.vocab, n, pinned or {}, held, context)
+        kept_out = hidden_subjects(f.vectors, hidden, held)
+        # k as if the hidden topics' entries were not there: they make no topic
+        m = n - int(kept_out.rows.sum())
+        seeds = self._seeds(f, fitted.vocab, m, pinned or {}, held, context)
         near = neighbour_graph(f.vectors, self._neighbour_count(n), seeds.k, self.random_state)
         near_idx = near[0]
         clock.done(Stage.NEIGHBOURS, 0.65)
 
-        part = self._partition(f.vectors, near_idx, seeds, held, hidden, context)
+        part = self._partition(f.vectors, near_idx, seeds, held, kept_out, context)
         clock.done(Stage.KMEANS, 0.75)
 
         own = anchor_term_sets(self.anchors, self._tokenize)
@@ -366,12 +376,14 @@ class TopicModel(ClusterMixin, BaseEstimator):
         import numpy as np
 
         near_idx, near_sim = near
-        self._judge(topics, f.vectors, labels)
-        class_weights = self._name(topics, labels, own, f, fitted.vocab, texts)
+        # a topic is judged, named and centred by its own entries, not a hidden subject's
+        own_labels = labels if part.guests is None else np.where(part.guests, -1, labels)
+        self._judge(topics, f.vectors, own_labels)
+        class_weights = self._name(topics, labels, own, f, fitted.vocab, texts, part.guests)
         also, bars = fit_also(f.tfidf, f.counts, fitted.vocab, [t.terms for t in topics], labels)
         for topic, bar in zip(topics, bars, strict=True):
             topic.also_bar = bar
-        self._centre(topics, part.vectors, labels)
+        self._centre(topics, part.vectors, own_labels)
         centres = np.vstack([t.centre for t in topics])
         scores = np.einsum("ij,ij->i", part.vectors, centres[labels])
         terms = entry_terms(f.tfidf, labels, class_weights, fitted.vocab, self._vocabulary())
@@ -453,33 +465,53 @@ class TopicModel(ClusterMixin, BaseEstimator):
         near_idx: Any,
         seeds: _Seeds,
         held: Groups,
-        hidden: Sequence[Sequence[int]],
+        hidden: Hidden,
         context: Groups,
     ) -> _Partition:
         """The clusters: seeded KMeans (on the spectral embedding, or on the smoothed
-        vectors), split by the cap, then the held groups kept and hidden ones dissolved."""
+        vectors) of every entry but the ``hidden`` topics', split by the cap; then the
+        entries those clusters show to be of a hidden subject join them
+        (:func:`.holding.stragglers`), the held groups are kept, and all of them are
+        placed as guests (:func:`.holding.place_guests`)."""
         import numpy as np
 
         n, k, rs = x.shape[0], seeds.k, self.random_state
-        spectral = SPECTRAL_MIN <= n <= SPECTRAL_MAX if self.spectral == "auto" else self.spectral
-        run_spectral = spectral and n > k + 2
+        guests = hidden.rows
+        rows: Any = slice(None)  # the entries clustered
+        groups = seeds.groups()
+        if guests.any():
+            rows = np.flatnonzero(~guests)
+            at = np.full(n, -1, dtype=np.int64)  # each entry's position among them
+            at[rows] = np.arange(len(rows))
+            # a seed group of hidden entries alone seeds nothing
+            groups = [g for g in (_kept(at, g) for g in groups) if len(g)]
+        m = n - int(guests.sum())
+        spectral = SPECTRAL_MIN <= m <= SPECTRAL_MAX if self.spectral == "auto" else self.spectral
+        run_spectral = spectral and m > k + 2
         # the spectral step's diffusion already averages over neighbours: no smoothing
         xs = smooth(x, near_idx[:, : smooth_count(n)]) if self.smoothing and not run_spectral else x
-        graph = spectral_neighbours(n, k)
-        space = spectral_embedding(x, k, graph, rs) if run_spectral else xs
-        groups = seeds.groups()
-        starts = n_init_for(n) if self.n_init == "auto" else self.n_init
+        graph = spectral_neighbours(m, k)
+        space = spectral_embedding(x[rows], k, graph, rs) if run_spectral else xs[rows]
+        starts = n_init_for(m) if self.n_init == "auto" else self.n_init
         labels, inertia = kmeans(space, k, seed_centroids(space, groups), rs, starts)
         # how well the LSA space itself separates the topics: a diagnostic, not a switch
         # (on crisp keyword groups KMeans on the LSA vectors merges two groups on some
         # seeds, where the spectral step recovers every group)
-        score = silhouette(x, labels, rs) if run_spectral else None
+        score = silhouette(x[rows], labels, rs) if run_spectral else None
         made = len(np.unique(labels))  # below k when fewer than k rows differ
-        if self.max_share is not None and n >= 10:
+        if self.max_share is not None and m >= 10:
             labels = cap(space, labels, rs, self.max_share)
         n_split = len(np.unique(labels)) - made
-        labels, held_keys = hold(space, labels, held, hidden, context)
-        return _Partition(labels, xs, held_keys, inertia, score, run_spectral, n_split)
+        if not guests.any():
+            labels, held_keys = hold(labels, held, context)
+            return _Partition(labels, xs, held_keys, inertia, score, run_spectral, n_split)
+        every = np.zeros(n, dtype=np.int64)  # a guest's cluster is chosen last
+        every[rows] = labels
+        guests = guests | stragglers(x, every, hidden, held)
+        context = {key: [i for i in g if not guests[i]] for key, g in context.items()}
+        every, held_keys = hold(every, held, context)
+        every, held_keys = place_guests(xs, every, guests, held_keys)
+        return _Partition(every, xs, held_keys, inertia, score, run_spectral, n_split, guests)
 
     def _topics(
         self,
@@ -510,20 +542,19 @@ class TopicModel(ClusterMixin, BaseEstimator):
         if self.n_topics == "auto":  # --k N gives N topics
             whole = [t.held if t.pinned is None else t.pinned for t in topics]
             evidence = Evidence(own, f.tfidf, f.counts, vocab, f.vectors, leads)
-            labels = split_off_rest(labels, [t.anchor for t in topics], whole, evidence)
+            anchors = [t.anchor for t in topics]
+            labels = split_off_rest(labels, anchors, whole, evidence, part.guests)
             grown = int(labels.max()) + 1 - k
             labels = gather_into_anchors(
-                labels,
-                [t.anchor for t in topics] + [None] * grown,
-                whole + [None] * grown,
-                evidence,
+                labels, anchors + [None] * grown, whole + [None] * grown, evidence, part.guests
             )
             topics += [FittedTopic() for _ in range(int(labels.max()) + 1 - k)]
         return labels, topics
 
     @staticmethod
     def _judge(topics: list[FittedTopic], x: Any, labels: Any) -> None:
-        """Each topic's cohesion, and whether it is mixed."""
+        """Each topic's cohesion, and whether it is mixed (``labels``: -1 for an entry
+        that counts in none)."""
         for topic, value in zip(topics, cohesion(x, labels, len(topics)), strict=True):
             topic.cohesion = value
             # a topic whose entries share little is mixed, whatever anchor it carries on
@@ -537,17 +568,26 @@ class TopicModel(ClusterMixin, BaseEstimator):
         f: Features,
         vocab: list[str],
         texts: Sequence[str] | None,
+        guests: Any = None,
     ) -> Any:
-        """Each topic's name, keywords, weights and naming anchor's (``own``) tokens;
-        returns the class weights (k, V) the terms tying entries to their topic come from."""
+        """Each topic's name, keywords, weights and naming anchor's (``own``) tokens, from
+        its entries but the ``guests``; returns the class weights (k, V) the terms tying
+        entries to their topic come from."""
         terms = {a.name: a.term_tokens(self._tokenize) for a in self.anchors}
         anchors = [t.anchor for t in topics]
         mixed = [t.mixed for t in topics]
         leads = Leads(texts, self._tokenize)
-        named = earned_names(anchors, mixed, labels, terms, own, f, vocab, leads)
+        counts, naming_labels = f.counts, labels
+        if guests is not None:
+            import numpy as np
+            import scipy.sparse as sp
+
+            counts = sp.diags((~guests).astype(f.counts.dtype)) @ f.counts
+            naming_labels = np.where(guests, -1, labels)
+        named = earned_names(anchors, mixed, naming_labels, terms, own, f, vocab, leads)
         in_names = set().union(*(terms[a] for a in named if a))
         naming = name_topics(
-            f.counts,
+            counts,
             labels,
             len(topics),
             vocab,
@@ -567,7 +607,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
 
     @staticmethod
     def _centre(topics: list[FittedTopic], vectors: Any, labels: Any) -> None:
-        """Each topic's centre: the unit-length mean of its entries' ``vectors``."""
+        """Each topic's centre: the unit-length mean of its entries' ``vectors`` (``labels``:
+        -1 for an entry that counts in none)."""
         import numpy as np
 
         centres = np.vstack(
@@ -694,3 +735,12 @@ class TopicModel(ClusterMixin, BaseEstimator):
 
     def _vectorizer(self) -> Vectorizer:
         return Vectorizer(list(self.vocabulary_), self.idf_, self.components_)
+
+
+def _kept(at: Any, group: Sequence[int]) -> Any:
+    """The rows of ``group`` that are clustered, as positions among them (``at``: each
+    entry's position, -1 for one left out)."""
+    import numpy as np
+
+    pos = at[np.asarray(group, dtype=np.int64)]
+    return pos[pos >= 0]

@@ -107,7 +107,9 @@ def resize(conn: Any, topic_ids: Iterable[int]) -> None:
 class Undone(NamedTuple):
     message: str  # the message of the correction taken back
     topic_id: int | None
-    topics_restored: bool  # False: a re-cluster came since; the topics follow at the next
+    # False: a re-cluster came since; the topics follow at the next (a hidden topic the
+    # undo shows again is back at once)
+    topics_restored: bool
 
 
 def undo_last(
@@ -126,6 +128,8 @@ def undo_last(
         log_id, message, topic_id, made_in, blob = row
         before = orjson.loads(blob)
         same = made_in == generation(conn)
+        sql = "SELECT topic_id FROM topic_corrections WHERE hidden = 1 AND topic_id IN ({})"
+        hidden = {t for (t,) in rows(conn, sql, [int(k) for k in before["corr"]])}
         for key, value in before["corr"].items():
             conn.execute("DELETE FROM topic_corrections WHERE topic_id = ?", (int(key),))
             if value is not None:
@@ -150,6 +154,7 @@ def undo_last(
             _restore_topics(conn, before)
         else:  # the topics are the re-cluster's: only the names the user gave come back
             _rename_after_recluster(conn, before["topics"], fit_names or {})
+            same = _show_unhidden(conn, before, hidden)
         conn.execute("DELETE FROM correction_log WHERE id = ?", (log_id,))
     return Undone(message, topic_id, same)
 
@@ -171,6 +176,42 @@ def _rename_after_recluster(
             )
         else:
             conn.execute("UPDATE topics SET user_named = 0 WHERE id = ?", (tid,))
+
+
+def _show_unhidden(conn: Any, before: dict[str, Any], hidden: set[int]) -> bool:
+    """Each of the ``hidden`` topics the undo shows again (hidden before it, not after)
+    back as the snapshot had it, with its entries (those still in the store and pinned
+    nowhere else): a re-cluster since kept them in other topics, and would go on doing
+    so. Whether there was one."""
+    sql = "SELECT topic_id FROM topic_corrections WHERE hidden = 1 AND topic_id IN ({})"
+    still = {t for (t,) in rows(conn, sql, sorted(hidden))}
+    present = {t for (t,) in rows(conn, "SELECT id FROM topics WHERE id IN ({})", sorted(hidden))}
+    shown = {t for t in hidden - still - present if before["topics"].get(str(t)) is not None}
+    if not shown:
+        return False
+    sql = "SELECT id FROM entries WHERE id IN ({})"
+    known = {e for (e,) in rows(conn, sql, before["assign"])}
+    pins = dict(
+        rows(conn, "SELECT entry_id, topic_id FROM entry_pins WHERE entry_id IN ({})", known)
+    )
+    touched = set(shown)
+    for tid in shown:
+        conn.execute(
+            f"INSERT INTO topics({TOPIC_ROW}) VALUES ({TOPIC_MARKS})", before["topics"][str(tid)]
+        )
+    for eid, value in before["assign"].items():
+        if value is None or value[0] not in shown or eid not in known:
+            continue
+        if pins.get(eid, value[0]) != value[0]:
+            continue
+        now = conn.execute(
+            "SELECT topic_id FROM topic_assignments WHERE entry_id = ?", (eid,)
+        ).fetchone()
+        touched |= {now[0]} if now else set()
+        conn.execute(INSERT_ASSIGNMENT, (eid, *value))
+    relist(conn, before["assign"])
+    resize(conn, touched)
+    return True
 
 
 def _restore_topics(conn: Any, before: dict[str, Any]) -> None:

@@ -224,16 +224,27 @@ def test_every_correction_lasts_through_clusters_an_import_and_a_reopen(
 
 
 def test_undo_after_a_recluster_takes_the_correction_back_at_the_next(store: Store):
-    topics = store.topics()
-    hidden = topics[3]
+    first, second = store.topics()[:2]
+    C.merge_topics(store, [first.id, second.id])
+    cluster_store(store)
+    change = C.undo(store)
+    assert "the topics follow at the next re-cluster" in change.message
+    assert C.corrections(store).is_empty()
+
+
+def test_undoing_a_hide_after_a_recluster_shows_the_topic_at_once(store: Store):
+    hidden = store.topics()[3]
+    members = set(store.topic_entry_ids(hidden.id))
     C.hide_topic(store, hidden.id)
     cluster_store(store)
     assert store.topic(hidden.id) is None
     change = C.undo(store)
-    assert "the topics follow at the next re-cluster" in change.message
-    assert C.hidden_topics(store) == []
-    cluster_store(store)
-    assert C.hidden_topics(store) == [] and C.corrections(store).is_empty()
+    assert "follow at the next re-cluster" not in change.message
+    for _ in range(2):  # back now, and the next re-cluster keeps it
+        assert C.hidden_topics(store) == [] and C.corrections(store).is_empty()
+        assert store.topic(hidden.id).name == hidden.name
+        assert set(store.topic_entry_ids(hidden.id)) == members
+        cluster_store(store)
 
 
 def test_undo_skips_entries_deleted_since(store: Store):

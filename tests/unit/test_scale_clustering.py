@@ -94,3 +94,19 @@ def test_pool_index_finds_the_nearest_rows_within_a_group(monkeypatch: pytest.Mo
     idx, sim = PoolIndex(pool, 0)(pool[[0, 60]], pool, 3)
     assert set(idx[0].tolist()) <= set(range(25)) and set(idx[1].tolist()) <= set(range(50, 75))
     assert (sim[:, 0] >= sim[:, 1]).all()
+
+
+def test_a_sampled_fit_keeps_a_hidden_subject_out_of_its_topics():
+    tids, rows = corpus()
+    hidden = list(rows["db"])[:20]
+    m = fit_sampled(model(), tids, size=60, pinned={}, held={}, hidden=[hidden], context={})
+    assert set(hidden) <= set(m.fitted_rows_.tolist())
+    words = set(SUBJECTS["db"].split())
+    assert not any(words & set(name.lower().replace("&", " ").split()) for name in m.topic_names_)
+    # among the fitted entries, no topic is mostly the hidden subject's
+    fitted = m.fitted_rows_
+    db = np.isin(fitted, list(rows["db"]))
+    for c in range(m.n_topics_):
+        inside = m.labels_[fitted] == c
+        assert db[inside].sum() * 2 <= inside.sum()
+    assert not topics_of(m.labels_, rows["gpu"]) & topics_of(m.labels_, rows["bird"])
