@@ -156,7 +156,10 @@ def undo_last(
             _rename_after_recluster(conn, before["topics"], fit_names or {})
             same = _show_unhidden(conn, before, hidden)
         conn.execute("DELETE FROM correction_log WHERE id = ?", (log_id,))
-    return Undone(message, topic_id, same)
+        # an undone hide lands on the topic shown again, not where its entries had gone
+        sql = "SELECT id FROM topics WHERE id IN ({})"
+        shown = sorted(t for (t,) in rows(conn, sql, sorted(hidden)))
+    return Undone(message, shown[0] if shown else topic_id, same)
 
 
 def _rename_after_recluster(

@@ -95,3 +95,21 @@ def test_an_undone_move_does_not_come_back_with_its_deleted_entry(bundled_cli, b
     assert all(entry not in t["pinned"] for t in topics(bundled_cli))
     with Store.open_dir(bundled_home) as store:
         assert entry not in store.corrections().pins
+
+
+@pytest.mark.parametrize("recluster", [False, True], ids=["at-once", "after-a-cluster"])
+def test_an_undone_hide_names_the_topic_shown_again(
+    bundled_cli, bundled_home: Path, recluster: bool
+):
+    from topiclens.clustering.corrections import hide_topic, undo
+
+    tid = holding(bundled_cli, KV_CACHE)["id"]
+    with Store.open_dir(bundled_home) as store:
+        went = hide_topic(store, tid).topic_id
+    assert went is not None and went != tid
+    if recluster:
+        ok(bundled_cli("cluster"))
+    with Store.open_dir(bundled_home) as store:
+        change = undo(store)
+        assert change is not None and change.topic_id == tid
+        assert store.topic(tid) is not None
