@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -64,7 +65,7 @@ def has_store(store: Path, n: int) -> bool:
     db = store / "topiclens.db"
     if not db.exists():
         return False
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:  # (sqlite3's own context manager leaves it open)
         entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
         topics = conn.execute("SELECT count(*) FROM topics").fetchone()[0]
     return entries == n and topics > 0
@@ -114,7 +115,7 @@ def space(store: Path) -> None:
     db = store / "topiclens.db"
     total = sum(p.stat().st_size for p in store.glob("topiclens.db*"))
     print(f"  store: {total / (1 << 20):,.0f} MiB on disk ({db.name} and its WAL); by table:")
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:  # compact refuses a store left open
         rows = conn.execute(
             "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 10"
         ).fetchall()
