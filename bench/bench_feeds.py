@@ -308,11 +308,19 @@ def _cpu_of(pid: int) -> float | None:
 
 
 def _children(pid: int) -> list[int]:
+    """The processes ``pid`` started, from any of its threads (each lists its own)."""
+    found: list[int] = []
     try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
-            return [int(p) for p in f.read().split()]
-    except (OSError, ValueError):
-        return []
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found.extend(int(p) for p in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 @dataclass
