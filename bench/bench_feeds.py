@@ -293,18 +293,40 @@ def _hwm_kb(pid: int) -> int:
     return 0
 
 
-def _children(pid: int) -> list[int]:
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_of(pid: int) -> float | None:
+    """The process's own CPU seconds so far (user + system, its threads included, not its
+    children's), None when it is gone."""
     try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
-            return [int(p) for p in f.read().split()]
-    except (OSError, ValueError):
-        return []
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    """The processes ``pid`` started, from any of its threads (each lists its own)."""
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found.extend(int(p) for p in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 @dataclass
 class Run:
     seconds: float
-    cpu: float  # user + system CPU seconds of the process and every process it started
+    cpu: float  # user + system CPU seconds of the process and of every process under it
     load: float  # the machine's load average (1 minute) when it started
     main_mb: float  # peak RSS of the process run
     worker_mb: float  # peak RSS of the largest process it started (0: none)
@@ -318,14 +340,17 @@ class Run:
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> Run:
-    """Run ``cmd`` in a fresh process: its wall time, its CPU time (its own and that of
-    the processes it started and waited for), and the peak RSS (VmHWM, read every 10 ms
-    from /proc until it ends) of it and of the largest process it started. (ru_maxrss of
-    a child is no good here: Linux carries the parent's peak into it.)"""
+    """Run ``cmd`` in a fresh process: its wall time, its CPU time and that of every
+    process under it, and the peak RSS of it and of the largest process under it, each
+    read every 10 ms from /proc until it ends (VmHWM; CPU as last read, so each process's
+    last 10 ms may be missed). (ru_maxrss of a child is no good here: Linux carries the
+    parent's peak into it; nor is the CPU time wait4 gives: it leaves out processes the
+    command did not wait for, such as the workers of a fork server.)"""
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     peaks: dict[int, int] = {}
+    cpus: dict[int, float] = {}
     done = threading.Event()
 
     def watch() -> None:
@@ -335,19 +360,22 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> Run:
                 tree.extend(_children(pid))
             for pid in tree:
                 peaks[pid] = max(peaks.get(pid, 0), _hwm_kb(pid))
+                cpus[pid] = max(cpus.get(pid, 0.0), _cpu_of(pid) or 0.0)
             time.sleep(0.01)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     assert proc.stdout is not None
     output = proc.stdout.read().decode("utf-8", "replace")
-    _, status, usage = os.wait4(proc.pid, 0)
+    _, status, _ = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     done.set()
     watcher.join()
     main = peaks.pop(proc.pid, 0) / 1024
-    cpu = usage.ru_utime + usage.ru_stime
+    # every process as last read (the command's own time from wait4 would count again
+    # the workers it waited for)
+    cpu = sum(cpus.values())
     worker = max(peaks.values(), default=0) / 1024
     return Run(seconds, cpu, load, main, worker, proc.returncode, output)
 
@@ -564,17 +592,39 @@ def phases(home: str) -> None:
     from topiclens.feeds.refresh import RefreshProgress, refresh
     from topiclens.store import Store
 
-    me, kids = resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN
+    me = resource.RUSAGE_SELF
     marks: list[tuple[float, float, float]] = []
+    # the parse workers' CPU, read from /proc: they may be a fork server's children, which
+    # this process never waits for (so RUSAGE_CHILDREN would not count them)
+    workers: dict[int, float] = {}
+    watching = [0.0]  # the watcher's own CPU, not the refresh's
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            tree = _children(os.getpid())
+            for pid in tree:
+                tree.extend(_children(pid))
+            for pid in tree:
+                workers[pid] = max(workers.get(pid, 0.0), _cpu_of(pid) or 0.0)
+            watching[0] = time.thread_time()
+            time.sleep(0.01)
+
+    def here() -> float:
+        return _cpu(me) - watching[0]
 
     def seen(step: RefreshProgress) -> None:
         if step.placing:
-            marks.append((time.perf_counter(), _cpu(me), _cpu(kids)))
+            marks.append((time.perf_counter(), here(), sum(workers.values())))
 
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     with Store.open_dir(home) as store:
-        t0, c0, k0 = time.perf_counter(), _cpu(me), _cpu(kids)
+        t0, c0, k0 = time.perf_counter(), here(), 0.0
         summary = refresh(store, progress=seen)
-        t2, c2, k2 = time.perf_counter(), _cpu(me), _cpu(kids)
+        t2, c2, k2 = time.perf_counter(), here(), sum(workers.values())
+    done.set()
+    watcher.join()
     t1, c1, k1 = marks[0] if marks else (t2, c2, k2)
     print(f"  (load average {os.getloadavg()[0]:.1f} at the end)")
     print(f"  fetch, parse and tokenize, store, and place in batches meanwhile: {t1 - t0:6.2f} s "

@@ -164,3 +164,32 @@ def test_a_match_can_only_start_where_surface_starts_finds_a_start():
     assert found == {5, 8, 21, 30, 33} and found <= possible
     assert 23 in possible  # 缓存 inside kv缓存: a start, passed over as the match covers it
     assert 1 not in possible and 13 not in possible  # "eep", "moe" inside "xmoe": no
+
+
+def test_the_tokens_of_a_text_do_not_depend_on_what_was_tokenized_before(tk: Tokenizer):
+    # a tokenizer remembers the words it has cut: the forms of concepts written several
+    # ways ("kv缓存", "kv 缓存", "kv cache"), asked in any order, each give their own tokens
+    texts = ["kv cache", "KV  缓存", "kv缓存", "kv\ncache", "kvcache", "NVLink", "nvlink与nvswitch"]
+    first = [tk(t) for t in texts]
+    again = [tk(t) for t in reversed(texts)][::-1]
+    assert first == again == [plain_tokens(tk, t) for t in texts]
+    assert first == [Tokenizer(tk.vocab)(t) for t in texts]  # as a fresh tokenizer says
+
+
+# Chinese, English, mixed and symbols, forms among them, for one tokenizer that remembers
+# what it has cut across examples
+_MIXED = st.lists(
+    st.sampled_from(
+        list("abcdekmnoprstvx-_.+ \n\t，。、（）()!?#&<>0123456789")
+        + list("缓存投机解码推测专家并行的是这篇文章介绍了草稿模型")
+        + ["KV", "cache", "NVLink", "NVSwitch", "MoE", "all-reduce", "kv 缓存", "Ｋｖ", "ﬁ"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_MIXED, min_size=1, max_size=4))
+def test_the_same_tokens_on_any_mix_of_scripts_and_symbols(tk: Tokenizer, texts: list[str]):
+    for text in texts:
+        assert tk(text) == plain_tokens(tk, text)
