@@ -135,14 +135,25 @@ def place_guests(
     live = np.flatnonzero(room)
     centres = _centres(space, own, labels[own], k)[live]
     sims = np.asarray(space[rows] @ centres.T)
-    room = room[live]
+    labels[rows] = live[fill(sims, room[live])]
+    kept, labels = np.unique(labels, return_inverse=True)
+    return labels, [keys[c] for c in kept.tolist()]
+
+
+def fill(sims: Any, room: Any) -> Any:
+    """(g,) each guest's cluster (``sims``: (g, k) its cosine to each cluster's centre):
+    the nearest that holds fewer guests than its ``room`` (k,) allows, the guests nearest
+    any cluster placed first; once every cluster is full, the rest go to their nearest."""
+    import numpy as np
+
+    room = np.array(room, dtype=np.int64, copy=True)
+    out = np.empty(len(sims), dtype=np.int64)
     for i in np.argsort(-sims.max(axis=1), kind="stable").tolist():
         free = room > 0
         c = int(np.where(free, sims[i], -np.inf).argmax()) if free.any() else int(sims[i].argmax())
-        labels[rows[i]] = live[c]
+        out[i] = c
         room[c] -= 1
-    kept, labels = np.unique(labels, return_inverse=True)
-    return labels, [keys[c] for c in kept.tolist()]
+    return out
 
 
 def _centres(x: Any, rows: Any, labels: Any, k: int) -> Any:
