@@ -237,7 +237,8 @@ def _place_new(
     ones that fit none (less close than FIT_QUANTILE of the own entries are to theirs)
     and agree form new topics, one per subject (:func:`_new_groups`), which the others
     nearer to them join; an entry nearer a hidden topic's entries (``ghosts``) than any
-    topic's centre forms none, or the hidden topic would be back."""
+    topic's centre forms none, or the hidden topic would be back, and is its guest
+    (no longer ``arrived``) with any k."""
     import numpy as np
 
     new = np.flatnonzero(labels < 0)
@@ -250,12 +251,12 @@ def _place_new(
     best = sims.argmax(axis=1)
     near = sims[np.arange(len(new)), best]
     labels[new] = best
-    if not grow:
-        return
     ghosted = np.zeros(len(new), dtype=bool)
     for g in ghosts:
         ghosted |= xs[new] @ _unit_mean(xs[g]) > near
     arrived[new[ghosted]] = False  # like the hidden topic's own entries from now on
+    if not grow:
+        return
     misfits = new[(near < bar) & arrived[new]]
     if len(misfits) < NEW_MIN:
         return

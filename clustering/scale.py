@@ -276,15 +276,18 @@ def spread(
     guests = np.zeros(n, dtype=bool)  # the entries of a hidden subject
     if getattr(model, "guests_", None) is not None:
         guests[rows] = model.guests_
-    found, sims = [], []  # the placed ones, and their cosines to each topic's centre
+    inside = np.zeros(n, dtype=bool)
+    inside[rows] = True
+    found, sims = [], []  # the guests, and their cosines to each topic's centre
 
     def keep(part: Any, placed: Placement) -> None:
         labels[part] = placed.labels
         scores[part] = placed.scores
         for i, r in enumerate(part.tolist()):
             terms[r] = placed.terms[i]
-            similar[r] = [(at[j], v) for j, v in placed.similar[i]]
             also[r] = placed.also[i]
+            if not inside[r]:  # a fitted entry keeps the similar entries the fit found
+                similar[r] = [(at[j], v) for j, v in placed.similar[i]]
 
     for start in range(0, len(rest), CHUNK):
         part = rest[start : start + CHUNK]
@@ -298,20 +301,30 @@ def spread(
         if progress:
             progress(Stage.ASSIGN, 0.85 + 0.05 * (start + len(part)) / len(rest))
     if found and sum(map(len, found)):
-        k = model.n_topics_
-        # room: a topic's own entries less the guests the fit already put in it
-        room = np.bincount(labels[~guests], minlength=k)
-        room -= np.bincount(labels[rows[guests[rows]]], minlength=k)
-        placed_rows = np.concatenate(found)
-        chosen = fill(np.vstack(sims), np.maximum(room, 0))
-        moved = chosen != labels[placed_rows]
-        # a guest sent past its nearest topic is placed again in the one it goes to (its
-        # score, terms and "also" topics as that topic's entry)
-        again = placed_rows[moved]
+        # the fit placed its guests by the room its sample's entries gave (every hidden
+        # entry is sampled): all guests are placed again by every entry's room
+        fitted = rows[guests[rows]]
+        for start in range(0, len(fitted), CHUNK):
+            part = fitted[start : start + CHUNK]
+            placed = model.place(None, tokens=counts_of(tids, part), neighbours=index)
+            found.append(part)
+            sims.append(placed.vectors @ model.cluster_centers_.T)
+        every = np.concatenate(found)
+        room = np.bincount(labels[~guests], minlength=model.n_topics_)
+        chosen = fill(np.vstack(sims), room)
+        moved = chosen != labels[every]
+        # a guest sent past its nearest topic, or moved, is placed again in the one it
+        # goes to (its score, terms and "also" topics as that topic's entry)
+        again, to = every[moved], chosen[moved]
         for start in range(0, len(again), CHUNK):
             part = again[start : start + CHUNK]
-            to = chosen[moved][start : start + CHUNK]
-            keep(part, model.place(None, tokens=counts_of(tids, part), neighbours=index, topics=to))
+            placed = model.place(
+                None,
+                tokens=counts_of(tids, part),
+                neighbours=index,
+                topics=to[start : start + CHUNK],
+            )
+            keep(part, placed)
     model.labels_ = labels
     model.scores_ = scores
     model.terms_ = terms
