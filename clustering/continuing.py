@@ -167,7 +167,8 @@ def continue_fit(
         guests[np.asarray(members, dtype=np.int64)] = False
     voters = np.ones(n, dtype=bool)  # the entries whose topic before says which it goes on
     if guests.any() and not guests.all():
-        labels, held_keys = place_guests(xs, labels, guests, held_keys)
+        # one already in a topic (a hidden topic's entry the hide placed) stays with room
+        labels, held_keys = place_guests(xs, labels, guests, held_keys, stay=old)
         voters = ~guests  # a guest's nearest topic is no claim on the one it went to
     k = int(labels.max()) + 1
     origin = _origins(before[voters], labels[voters], k0)

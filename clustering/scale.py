@@ -225,7 +225,7 @@ def continue_sampled(
     if ghosts and model.embedding_ is not None:
         means = np.vstack([model.embedding_[g].astype(np.float64).mean(axis=0) for g in ghosts])
         subjects = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
-    spread(model, tids, rows, progress, subjects)
+    spread(model, tids, rows, progress, subjects, settled=start.labels >= 0)
     # what changed, over every entry (the fit counted its sample's)
     old = start.labels >= 0
     k0 = len(start.anchors)
@@ -243,13 +243,15 @@ def spread(
     rows: Any,
     progress: Progress | None,
     subjects: Any = None,
+    settled: Any = None,
 ) -> None:
     """A model fitted on the entries ``rows`` of ``tids`` made a fit of them all: every
     other entry placed, CHUNK at a time, and the per-entry results set for every entry.
     One nearer a hidden topic's centre (``subjects``: (m, d) unit rows) than its topic's
-    is of the hidden subject, as the fit's guests are: they go to the nearest topic
-    with room, none taking more of the subject's entries than it has of its own
-    (:func:`.holding.fill`)."""
+    is of the hidden subject, as the fit's guests are (unless ``settled``, (n,): an entry
+    a continued fit keeps in its topic): they go to the nearest topic with room, none
+    taking more of the subject's entries than it has of its own, each staying where it
+    is while there is room (:func:`.holding.fill`)."""
     import time
 
     import numpy as np
@@ -295,6 +297,8 @@ def spread(
         keep(part, placed)
         if subjects is not None and len(subjects):
             near = (placed.vectors @ subjects.T).max(axis=1) > np.asarray(placed.scores)
+            if settled is not None:
+                near &= ~settled[part]
             guests[part[near]] = True
             found.append(part[near])
             sims.append(placed.vectors[near] @ model.cluster_centers_.T)
@@ -311,7 +315,7 @@ def spread(
             sims.append(placed.vectors @ model.cluster_centers_.T)
         every = np.concatenate(found)
         room = np.bincount(labels[~guests], minlength=model.n_topics_)
-        chosen = fill(np.vstack(sims), room)
+        chosen = fill(np.vstack(sims), room, labels[every])
         moved = chosen != labels[every]
         # a guest sent past its nearest topic, or moved, is placed again in the one it
         # goes to (its score, terms and "also" topics as that topic's entry)
