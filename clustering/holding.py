@@ -136,12 +136,12 @@ def place_guests(
     live = np.flatnonzero(room)
     centres = _centres(space, own, labels[own], k)[live]
     sims = np.asarray(space[rows] @ centres.T)
-    kept = None
+    where = None  # each guest's cluster to stay in, as a position among the live
     if stay is not None:
-        at = np.full(k, -1, dtype=np.int64)  # each cluster's position among the live
+        at = np.full(k, -1, dtype=np.int64)
         at[live] = np.arange(len(live))
-        kept = np.where(np.asarray(stay, dtype=bool)[rows], at[labels[rows]], -1)
-    labels[rows] = live[fill(sims, room[live], kept)]
+        where = np.where(np.asarray(stay, dtype=bool)[rows], at[labels[rows]], -1)
+    labels[rows] = live[fill(sims, room[live], where)]
     kept, labels = np.unique(labels, return_inverse=True)
     return labels, [keys[c] for c in kept.tolist()]
 

@@ -200,8 +200,6 @@ def continue_sampled(
     groups = [*held.values(), *context.values(), *hidden.values(), start.dissolve]
     extra = [np.asarray(g, dtype=np.int64) for g in groups]
     rows = np.unique(np.concatenate([fitted, drawn.astype(np.int64), *extra]))
-    inside = np.zeros(n, dtype=bool)
-    inside[rows] = True
     sub = Start(
         start.labels[rows],
         start.anchors,
@@ -304,7 +302,7 @@ def spread(
             sims.append(placed.vectors[near] @ model.cluster_centers_.T)
         if progress:
             progress(Stage.ASSIGN, 0.85 + 0.05 * (start + len(part)) / len(rest))
-    if found and sum(map(len, found)):
+    if guests.any():
         # the fit placed its guests by the room its sample's entries gave (every hidden
         # entry is sampled): all guests are placed again by every entry's room
         fitted = rows[guests[rows]]
