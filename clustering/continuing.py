@@ -13,7 +13,9 @@ entries do. A topic changes only where the data asks:
 
 The user's corrections hold as in a fresh fit (:func:`.holding.hold`); hidden topics are
 already gone from the store, their entries in other topics, and neither they nor new
-entries like them make, split, judge or name a topic. The fit's own
+entries like them make, split, judge or name a topic: they go to the nearest topics with
+room, none taking more of them than it has entries of its own
+(:func:`.holding.place_guests`). The fit's own
 steps then judge, name and centre the topics (``TopicModel._finish``), so names follow
 the fresh fit's rules. :func:`.pipeline.cluster_store` calls :func:`continue_fit`, and
 fits afresh when it returns None.
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cohesion import MIXED_BELOW, pair_mean, relative
 from .features import Docs, TokenCounts, count_entries, feature_docs, features_in
-from .holding import Groups, hold
+from .holding import Groups, hold, place_guests
 from .membership import anchor_term_sets
 from .neighbours import neighbour_graph, smooth, smooth_count
 from .partition import kmeans
@@ -112,7 +114,8 @@ def continue_fit(
     ``saved`` one from ``start``; None when the saved vocabulary no longer fits the
     entries (too many new ones, or new ones using words it never saw): fit afresh.
     ``hidden`` maps each hidden topic to its entries: they, and new entries nearer to
-    them than to any topic, go to their nearest topic and make or split none."""
+    them than to any topic, go to the nearest topic with room for them (no more of them
+    than its own entries) and make or split none."""
     import numpy as np
 
     clock = StageClock(progress)
@@ -157,8 +160,18 @@ def continue_fit(
         _split_grown(labels, xs, x, start, arrived, model.random_state, changes)
     before = labels.copy()
     labels, held_keys = hold(labels, held, context)
+    # the hidden subject's entries (the hidden topics' and new ones like them) go to the
+    # nearest topics with room, as in a fresh fit: none is made mostly of them
+    guests = gone | (~old & ~arrived)
+    for members in held.values():
+        guests[np.asarray(members, dtype=np.int64)] = False
+    voters = np.ones(n, dtype=bool)  # the entries whose topic before says which it goes on
+    if guests.any() and not guests.all():
+        # one already in a topic (a hidden topic's entry the hide placed) stays with room
+        labels, held_keys = place_guests(xs, labels, guests, held_keys, stay=old)
+        voters = ~guests  # a guest's nearest topic is no claim on the one it went to
     k = int(labels.max()) + 1
-    origin = _origins(before, labels, k0)
+    origin = _origins(before[voters], labels[voters], k0)
     changes.gone = k0 - len({o for o in origin if o is not None})
     changes.moved = int((old & (start.labels != _mapped(labels, origin, k0))).sum())
     clock.done(Stage.KMEANS, 0.75)
@@ -175,10 +188,8 @@ def continue_fit(
     ]
     centres = np.vstack([_unit_mean(xs[labels == c]) for c in range(k)])
     inertia = float(((xs - centres[labels]) ** 2).sum())
-    # the hidden subject's entries (the hidden topics' and new ones like them) judge, name
-    # and centre no topic, as in a fresh fit; but in a topic of theirs alone (a held group
-    # took the others)
-    guests = gone | (~old & ~arrived)
+    # they judge, name and centre no topic, as in a fresh fit; but in a topic of theirs
+    # alone (every entry was one)
     guests &= np.isin(labels, labels[~guests])
     part = _Partition(
         labels, xs, held_keys, inertia, None, saved.spectral_, 0, guests if guests.any() else None
@@ -227,7 +238,8 @@ def _place_new(
     ones that fit none (less close than FIT_QUANTILE of the own entries are to theirs)
     and agree form new topics, one per subject (:func:`_new_groups`), which the others
     nearer to them join; an entry nearer a hidden topic's entries (``ghosts``) than any
-    topic's centre forms none, or the hidden topic would be back."""
+    topic's centre forms none, or the hidden topic would be back, and is its guest
+    (no longer ``arrived``) with any k."""
     import numpy as np
 
     new = np.flatnonzero(labels < 0)
@@ -240,12 +252,12 @@ def _place_new(
     best = sims.argmax(axis=1)
     near = sims[np.arange(len(new)), best]
     labels[new] = best
-    if not grow:
-        return
     ghosted = np.zeros(len(new), dtype=bool)
     for g in ghosts:
         ghosted |= xs[new] @ _unit_mean(xs[g]) > near
     arrived[new[ghosted]] = False  # like the hidden topic's own entries from now on
+    if not grow:
+        return
     misfits = new[(near < bar) & arrived[new]]
     if len(misfits) < NEW_MIN:
         return

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from topiclens.store.corrections import CorrectionConflict, Corrections, Plan, TopicCorrection
 from topiclens.store.models import Topic
@@ -28,6 +28,8 @@ from topiclens.text import fit_cells, terminal_line, terminal_text
 if TYPE_CHECKING:
     from topiclens.store.db import Store
     from topiclens.store.topics import Assignments
+
+    from .estimator import Placement, TopicModel
 
 MAX_SPLIT = 20  # parts a split may ask for
 KEYWORDS = 10  # keywords kept for a topic a correction makes
@@ -423,8 +425,10 @@ def split_parts(store: Store, entries: Sequence[str], k: int) -> list[Part]:
 
 def next_best(store: Store, entries: Sequence[str], leaving: int) -> Assignments:
     """Where each of ``entries`` goes when topic ``leaving`` is hidden: the topic the
-    saved model places it in among the others; without a usable model, the topic most of
-    its similar entries are in, else the largest other topic."""
+    saved model places it in among the others, the nearest with room for it (no topic
+    takes more of hidden topics' entries than it has entries of its own, as in a fit:
+    :func:`_with_room`); without a usable model, the topic most of its similar entries
+    are in, else the largest other topic."""
     from .pipeline import saved_model
     from .token_cache import entry_tokens
 
@@ -439,6 +443,9 @@ def next_best(store: Store, entries: Sequence[str], leaving: int) -> Assignments
             docs, _ = entry_tokens(store, entries)
             texts = [e.text() for e in store.entries(entries)]
             placed = saved.model.place(texts, tokens=docs, among=among)
+            chosen = _with_room(store, saved.model, saved.topic_ids, placed, among)
+            if (chosen != placed.labels).any():
+                placed = saved.model.place(texts, tokens=docs, among=among, topics=chosen)
             return {
                 eid: (saved.topic_ids[c], score, terms)
                 for eid, c, score, terms in zip(
@@ -453,6 +460,30 @@ def next_best(store: Store, entries: Sequence[str], leaving: int) -> Assignments
         best = [t for t, _ in near.most_common() if t in live]
         out[eid] = (best[0] if best else largest, 0.0, [])
     return out
+
+
+def _with_room(
+    store: Store, model: TopicModel, topic_ids: Sequence[int], placed: Placement, among: Any
+) -> Any:
+    """Each placed entry's topic (an index of ``topic_ids``, of those ``among`` allows):
+    the nearest that has room, none holding more entries of hidden topics (these and
+    those hidden before) than entries of its own (:func:`.holding.fill`)."""
+    import numpy as np
+
+    from .holding import fill
+
+    assigned = store.assignments()
+    sizes = {t.id: t.size for t in store.topics()}
+    earlier = Counter(assigned.get(e) for c in store.corrections().hidden() for e in c.entries)
+    room = np.asarray(
+        [
+            sizes.get(tid, 0) - 2 * earlier.get(tid, 0) if ok else 0
+            for tid, ok in zip(topic_ids, among, strict=True)
+        ]
+    )
+    sims = np.asarray(placed.vectors @ model.cluster_centers_.T, dtype=np.float64)
+    sims[:, ~np.asarray(among, dtype=bool)] = -np.inf
+    return fill(sims, np.maximum(room, 0))
 
 
 def gather(store: Store, terms: Sequence[str], ids: Sequence[str] | None = None) -> list[str]:

@@ -89,6 +89,7 @@ class Placement(NamedTuple):
     terms: list[list[str]]  # display terms tying the text to its topic
     similar: list[list[tuple[int, float]]]  # (index of a fitted entry, cosine), best first
     also: list[list[tuple[int, float]]]  # (another topic it centrally discusses, score)
+    vectors: Any = None  # (n, d) the texts' smoothed vectors, as compared with the centres
 
 
 @dataclass(slots=True)
@@ -219,6 +220,9 @@ class TopicModel(ClusterMixin, BaseEstimator):
     fitted_rows_ : ndarray or None
         Set by a fit on a sample (:mod:`.scale`): the entries whose vectors
         ``embedding_`` holds; None when it holds every fitted entry's.
+    guests_ : ndarray of shape (n_entries,) or None
+        The fitted entries of a hidden topic's subject, placed into topics the others
+        made (None: none); not kept by ``to_bytes``.
     inertia_ : float
         KMeans's inertia.
     silhouette_ : float or None
@@ -403,6 +407,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         # what placing new texts compares them with; float16 halves the saved model
         self.embedding_ = None if fitted.components is None else f.vectors.astype(np.float16)
         self.fitted_rows_ = None  # every entry's vector is kept (a sampled fit: its rows)
+        self.guests_ = part.guests
         self.inertia_ = part.inertia
         self.silhouette_ = part.silhouette
         self.spectral_ = part.spectral
@@ -649,12 +654,14 @@ class TopicModel(ClusterMixin, BaseEstimator):
         tokens: Docs | None = None,
         among: Sequence[bool] | None = None,
         neighbours: Callable[[Any, Any, int], tuple[Any, Any]] | None = None,
+        topics: Any = None,
     ) -> Placement:
         """Place new texts as the fit placed its own: the fitted vocabulary, weights and
         projection; smoothed towards their nearest fitted entries; then the nearest
-        topic centre (only topics ``among`` allows, when given). ``neighbours(queries,
-        pool, m)`` finds the nearest fitted entries instead of :func:`nearest_in` (a
-        large fit's grouped search, :class:`.scale.PoolIndex`)."""
+        topic centre (only topics ``among`` allows, when given), or each text's topic in
+        ``topics`` when given (chosen already). ``neighbours(queries, pool, m)`` finds
+        the nearest fitted entries instead of :func:`nearest_in` (a large fit's grouped
+        search, :class:`.scale.PoolIndex`)."""
         import numpy as np
 
         self._check_fitted()
@@ -675,7 +682,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         sims = vectors @ self.cluster_centers_.T
         if among is not None:
             sims[:, ~np.asarray(among, dtype=bool)] = -np.inf
-        labels = sims.argmax(axis=1)
+        labels = sims.argmax(axis=1) if topics is None else np.asarray(topics, dtype=np.int64)
         best = sims[np.arange(n), labels]
         scores = np.where(np.isfinite(best), best, 0.0).astype(np.float64).tolist()
         vocab = self.get_feature_names_out()
@@ -690,7 +697,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
             t if among is None or among[c] else [] for c, t in enumerate(self.topic_terms_)
         ]
         also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, self.also_bars_)
-        return Placement(labels, scores, terms, similar, also)
+        return Placement(labels, scores, terms, similar, also, vectors)
 
     def get_feature_names_out(self) -> list[str]:
         """Each feature column's token, in column order (bigrams start with \\x02)."""

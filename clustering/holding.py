@@ -118,13 +118,14 @@ def stragglers(x: Any, labels: Any, hidden: Hidden, held: Groups) -> Any:
 
 
 def place_guests(
-    space: Any, labels: Any, guests: Any, keys: Sequence[Any]
+    space: Any, labels: Any, guests: Any, keys: Sequence[Any], stay: Any = None
 ) -> tuple[Any, list[Any]]:
     """``labels`` (renumbered 0..k-1) with each ``guests`` row in the cluster of ``space``
     whose centre (of its rows not guests) is nearest, nearest first, while the cluster
     holds fewer guests than rows of its own (once every cluster is full, the rest to
     their nearest), and each cluster's held key (``keys``: each cluster's before). A
-    cluster of guests alone goes."""
+    guest with a ``stay`` (n,) mark (a continued fit's: its cluster in ``labels``) keeps
+    that cluster while it has room. A cluster of guests alone goes."""
     import numpy as np
 
     labels = np.array(labels, copy=True)
@@ -135,14 +136,37 @@ def place_guests(
     live = np.flatnonzero(room)
     centres = _centres(space, own, labels[own], k)[live]
     sims = np.asarray(space[rows] @ centres.T)
-    room = room[live]
+    where = None  # each guest's cluster to stay in, as a position among the live
+    if stay is not None:
+        at = np.full(k, -1, dtype=np.int64)
+        at[live] = np.arange(len(live))
+        where = np.where(np.asarray(stay, dtype=bool)[rows], at[labels[rows]], -1)
+    labels[rows] = live[fill(sims, room[live], where)]
+    kept, labels = np.unique(labels, return_inverse=True)
+    return labels, [keys[c] for c in kept.tolist()]
+
+
+def fill(sims: Any, room: Any, stay: Any = None) -> Any:
+    """(g,) each guest's cluster (``sims``: (g, k) its cosine to each cluster's centre):
+    the nearest that holds fewer guests than its ``room`` (k,) allows, the guests nearest
+    any cluster placed first; once every cluster is full, the rest go to their nearest.
+    A guest's ``stay`` cluster (g,) (-1: none), where it is already, comes before any
+    other while it has room, and those guests first: a guest moves only when the room
+    asks."""
+    import numpy as np
+
+    room = np.array(room, dtype=np.int64, copy=True)
+    if stay is not None:
+        sims = np.array(sims, dtype=np.float64, copy=True)
+        staying = np.flatnonzero(np.asarray(stay) >= 0)
+        sims[staying, np.asarray(stay)[staying]] += 2.0  # above any cosine
+    out = np.empty(len(sims), dtype=np.int64)
     for i in np.argsort(-sims.max(axis=1), kind="stable").tolist():
         free = room > 0
         c = int(np.where(free, sims[i], -np.inf).argmax()) if free.any() else int(sims[i].argmax())
-        labels[rows[i]] = live[c]
+        out[i] = c
         room[c] -= 1
-    kept, labels = np.unique(labels, return_inverse=True)
-    return labels, [keys[c] for c in kept.tolist()]
+    return out
 
 
 def _centres(x: Any, rows: Any, labels: Any, k: int) -> Any:

@@ -21,12 +21,12 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .features import TokenCounts
-from .holding import Groups
+from .holding import Groups, fill
 from .stages import Progress, Stage
 
 if TYPE_CHECKING:
     from .continuing import Continued, Start
-    from .estimator import TopicModel
+    from .estimator import Placement, TopicModel
     from .token_cache import TokenIds
 
 # above this many entries the fit runs on a sample of SAMPLE_SIZE: a fit on fewer loses
@@ -134,19 +134,32 @@ def fit_sampled(
     progress: Progress | None = None,
 ) -> TopicModel:
     """Fit ``model`` on a sample of the entries ``tids`` (with every entry of the
-    ``pinned``, ``held``, ``hidden`` and ``context`` groups), then place the others."""
+    ``pinned``, ``held``, ``hidden`` and ``context`` groups), then place the others:
+    those of a hidden subject as the fit placed its own (:func:`spread`)."""
+    import numpy as np
+
+    from .holding import hidden_subjects
+
     groups = [*pinned.values(), *held.values(), *hidden, *context.values()]
     rows = sample_rows(len(tids), size, model.random_state, groups)
+    held_rows = _within(held, rows)
+    hidden_rows = [_at(g, rows) for g in hidden]
     model.fit(
         None,
         tokens=counts_of(tids, rows),
         pinned=_within(pinned, rows),
-        held=_within(held, rows),
-        hidden=[_at(g, rows) for g in hidden],
+        held=held_rows,
+        hidden=hidden_rows,
         context=_within(context, rows),
         progress=progress,
     )
-    spread(model, tids, rows, progress)
+    subjects = None
+    if model.embedding_ is not None and any(len(g) for g in hidden_rows):
+        # the hidden subjects the fit kept out (:func:`.holding.hidden_subjects`)
+        x = model.embedding_.astype(np.float64)
+        sums = hidden_subjects(x, hidden_rows, held_rows).sums
+        subjects = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    spread(model, tids, rows, progress, subjects)
     return model
 
 
@@ -165,9 +178,11 @@ def continue_sampled(
 ) -> Continued | None:
     """Continue the saved model on the entries it was fitted on (``fitted``, indices; at
     most ``size`` of them), a sample of the entries in no topic yet at the same rate, and
-    every held or hidden entry: ``fit(tokens, start, held, context, hidden)`` is
-    :func:`.continuing.continue_fit` on those; then place the rest (the other entries in
-    topics among them) with the continued model. None when ``fit`` gives up."""
+    every held or hidden entry (and every entry of a topic hidden since):
+    ``fit(tokens, start, held, context, hidden)`` is :func:`.continuing.continue_fit` on
+    those; then place the rest (the other entries in topics among them) with the
+    continued model, new ones nearer a hidden topic than any topic as :func:`spread`
+    says. None when ``fit`` gives up."""
     import numpy as np
 
     from .continuing import Start, _mapped
@@ -182,18 +197,16 @@ def continue_sampled(
     rate = len(fitted) / max(n, 1)
     drawn = rng.choice(others, size=round(rate * len(others)), replace=False)
     hidden = hidden or {}
-    groups = [*held.values(), *context.values(), *hidden.values()]
+    groups = [*held.values(), *context.values(), *hidden.values(), start.dissolve]
     extra = [np.asarray(g, dtype=np.int64) for g in groups]
     rows = np.unique(np.concatenate([fitted, drawn.astype(np.int64), *extra]))
-    inside = np.zeros(n, dtype=bool)
-    inside[rows] = True
     sub = Start(
         start.labels[rows],
         start.anchors,
         start.pinned,
         start.cohesion,
         grow=start.grow,
-        dissolve=[int(i) for i in _at([d for d in start.dissolve if inside[d]], rows)],
+        dissolve=[int(i) for i in _at(start.dissolve, rows)],
     )
     continued = fit(
         counts_of(tids, rows),
@@ -204,7 +217,13 @@ def continue_sampled(
     )
     if continued is None:
         return None
-    spread(model, tids, rows, progress)
+    # the hidden topics' centres, which new entries nearer them than any topic are of
+    ghosts = [g for g in [sub.dissolve, *_within(hidden, rows).values()] if len(g)]
+    subjects = None
+    if ghosts and model.embedding_ is not None:
+        means = np.vstack([model.embedding_[g].astype(np.float64).mean(axis=0) for g in ghosts])
+        subjects = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+    spread(model, tids, rows, progress, subjects, settled=start.labels >= 0)
     # what changed, over every entry (the fit counted its sample's)
     old = start.labels >= 0
     k0 = len(start.anchors)
@@ -216,9 +235,21 @@ def continue_sampled(
     return continued
 
 
-def spread(model: TopicModel, tids: TokenIds, rows: Any, progress: Progress | None) -> None:
+def spread(
+    model: TopicModel,
+    tids: TokenIds,
+    rows: Any,
+    progress: Progress | None,
+    subjects: Any = None,
+    settled: Any = None,
+) -> None:
     """A model fitted on the entries ``rows`` of ``tids`` made a fit of them all: every
-    other entry placed, CHUNK at a time, and the per-entry results set for every entry."""
+    other entry placed, CHUNK at a time, and the per-entry results set for every entry.
+    One nearer a hidden topic's centre (``subjects``: (m, d) unit rows) than its topic's
+    is of the hidden subject, as the fit's guests are (unless ``settled``, (n,): an entry
+    a continued fit keeps in its topic): they go to the nearest topic with room, none
+    taking more of the subject's entries than it has of its own, each staying where it
+    is while there is room (:func:`.holding.fill`)."""
     import time
 
     import numpy as np
@@ -242,17 +273,60 @@ def spread(model: TopicModel, tids: TokenIds, rows: Any, progress: Progress | No
     index = None
     if model.embedding_ is not None and len(model.embedding_):
         index = PoolIndex(model.embedding_.astype(np.float32), model.random_state)
-    for start in range(0, len(rest), CHUNK):
-        part = rest[start : start + CHUNK]
-        placed = model.place(None, tokens=counts_of(tids, part), neighbours=index)
+    guests = np.zeros(n, dtype=bool)  # the entries of a hidden subject
+    if getattr(model, "guests_", None) is not None:
+        guests[rows] = model.guests_
+    inside = np.zeros(n, dtype=bool)
+    inside[rows] = True
+    found, sims = [], []  # the guests, and their cosines to each topic's centre
+
+    def keep(part: Any, placed: Placement) -> None:
         labels[part] = placed.labels
         scores[part] = placed.scores
         for i, r in enumerate(part.tolist()):
             terms[r] = placed.terms[i]
-            similar[r] = [(at[j], v) for j, v in placed.similar[i]]
             also[r] = placed.also[i]
+            if not inside[r]:  # a fitted entry keeps the similar entries the fit found
+                similar[r] = [(at[j], v) for j, v in placed.similar[i]]
+
+    for start in range(0, len(rest), CHUNK):
+        part = rest[start : start + CHUNK]
+        placed = model.place(None, tokens=counts_of(tids, part), neighbours=index)
+        keep(part, placed)
+        if subjects is not None and len(subjects):
+            near = (placed.vectors @ subjects.T).max(axis=1) > np.asarray(placed.scores)
+            if settled is not None:
+                near &= ~settled[part]
+            guests[part[near]] = True
+            found.append(part[near])
+            sims.append(placed.vectors[near] @ model.cluster_centers_.T)
         if progress:
             progress(Stage.ASSIGN, 0.85 + 0.05 * (start + len(part)) / len(rest))
+    if guests.any():
+        # the fit placed its guests by the room its sample's entries gave (every hidden
+        # entry is sampled): all guests are placed again by every entry's room
+        fitted = rows[guests[rows]]
+        for start in range(0, len(fitted), CHUNK):
+            part = fitted[start : start + CHUNK]
+            placed = model.place(None, tokens=counts_of(tids, part), neighbours=index)
+            found.append(part)
+            sims.append(placed.vectors @ model.cluster_centers_.T)
+        every = np.concatenate(found)
+        room = np.bincount(labels[~guests], minlength=model.n_topics_)
+        chosen = fill(np.vstack(sims), room, labels[every])
+        moved = chosen != labels[every]
+        # a guest sent past its nearest topic, or moved, is placed again in the one it
+        # goes to (its score, terms and "also" topics as that topic's entry)
+        again, to = every[moved], chosen[moved]
+        for start in range(0, len(again), CHUNK):
+            part = again[start : start + CHUNK]
+            placed = model.place(
+                None,
+                tokens=counts_of(tids, part),
+                neighbours=index,
+                topics=to[start : start + CHUNK],
+            )
+            keep(part, placed)
     model.labels_ = labels
     model.scores_ = scores
     model.terms_ = terms

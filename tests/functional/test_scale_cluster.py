@@ -79,3 +79,26 @@ def test_a_sampled_cluster_puts_each_subject_in_a_topic_of_its_own(tmp_path: Pat
         again = cluster_store(store, k=3, sampling=SAMPLING)
         assert again.changes is not None and again.changes.startswith("no entry moved")
         assert [topic_of_each(store, ids) for ids in by_subject.values()] == groups
+
+
+@pytest.mark.slow
+def test_a_sampled_re_cluster_makes_no_topic_mostly_a_hidden_subject(tmp_path: Path):
+    from topiclens.clustering.corrections import hide_topic
+
+    store, by_subject = subjects_store(tmp_path)
+    with store:
+        cluster_store(store, k=3, sampling=SAMPLING)
+        (hidden,) = topic_of_each(store, by_subject["db"])
+        hide_topic(store, hidden)
+        # more entries of the hidden subject arrive, most of them outside the sample
+        rng = random.Random(2)
+        new = [entry("db", PER_SUBJECT + i, rng) for i in range(60)]
+        store.add_entries(new)
+        report = cluster_store(store, k=3, sampling=SAMPLING)
+        assert report.changes is not None and "started over" not in report.changes
+        db = set(by_subject["db"]) | {e.id for e in new}
+        assigned = store.assignments()
+        assert hidden not in assigned.values()
+        for t in set(assigned.values()):
+            inside = [e for e, u in assigned.items() if u == t]
+            assert 2 * sum(e in db for e in inside) <= len(inside), t

@@ -86,6 +86,26 @@ def test_guests_fill_the_nearest_cluster_up_to_its_own_size_then_the_next():
     assert keys == ["first", "second"]
 
 
+def test_guests_marked_to_stay_keep_their_cluster_while_it_has_room():
+    # as above, but the last two guests are already in the second cluster, and the two
+    # after them in the first: those stay, and of the two others only one fits the first
+    space = np.asarray(
+        [[1.0, 0.0]] * 2 + [[0.0, 1.0]] * 5 + [[0.9, 0.1 * i] for i in range(6)], dtype=float
+    )
+    space /= np.linalg.norm(space, axis=1, keepdims=True)
+    labels = np.asarray([0] * 2 + [1] * 5 + [0] * 4 + [1] * 2)
+    guests = np.zeros(len(space), dtype=bool)
+    guests[7:] = True
+    stay = np.zeros(len(space), dtype=bool)
+    stay[9:] = True
+    out, _ = place_guests(space, labels, guests, ["first", "second"], stay=stay)
+    assert out[11:].tolist() == [1, 1] and out[9:11].tolist() == [0, 0]
+    assert np.bincount(out[7:], minlength=2).tolist() == [2, 4]
+    # without the marks the nearest two take the first cluster's room
+    out, _ = place_guests(space, labels, guests, ["first", "second"])
+    assert out[7:9].tolist() == [0, 0] and out[11:].tolist() == [1, 1]
+
+
 def test_a_cluster_of_guests_alone_goes_and_the_keys_follow():
     space = np.eye(3)[[0, 0, 1, 2, 2]].astype(float)
     labels = np.asarray([0, 0, 1, 2, 2])

@@ -110,3 +110,44 @@ def test_a_sampled_fit_keeps_a_hidden_subject_out_of_its_topics():
         inside = m.labels_[fitted] == c
         assert db[inside].sum() * 2 <= inside.sum()
     assert not topics_of(m.labels_, rows["gpu"]) & topics_of(m.labels_, rows["bird"])
+
+
+# the database subject leans towards the gpu one (one shared word), and outnumbers it
+LEANING = {
+    "gpu": (SUBJECTS["gpu"], 80),
+    "db": (SUBJECTS["db"] + " memory", 120),
+    "bird": (SUBJECTS["bird"], 160),
+}
+
+
+def leaning_corpus() -> tuple[TokenIds, np.ndarray]:
+    """LEANING's entries, shuffled, as token ids; and each entry's subject."""
+    rng = random.Random(0)
+    vocab = sorted({w for words, _ in LEANING.values() for w in words.split()})
+    column = {w: j for j, w in enumerate(vocab)}
+    subjects = [s for s, (_, n) in LEANING.items() for _ in range(n)]
+    rng.shuffle(subjects)
+    docs = [[column[w] for w in rng.sample(LEANING[s][0].split(), 5)] for s in subjects]
+    indptr = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=indptr[1:])
+    ids = np.asarray([j for d in docs for j in d], dtype=np.uint32)
+    return TokenIds(ids, indptr, vocab), np.asarray(subjects)
+
+
+@pytest.mark.parametrize("random_state", [0, 1, 2])
+def test_entries_placed_outside_the_sample_make_no_topic_mostly_a_hidden_subject(
+    random_state: int,
+):
+    tids, subjects = leaning_corpus()
+    db = subjects == "db"
+    hidden = np.flatnonzero(db)[:20].tolist()
+    m = TopicModel(3, anchors=(), max_share=None, random_state=random_state, spectral=False)
+    fit_sampled(m, tids, size=90, pinned={}, held={}, hidden=[hidden], context={})
+    assert (~np.isin(np.arange(len(tids)), m.fitted_rows_) & db).sum() > 60  # placed
+    # over every entry, no topic holds more of the hidden subject's than of its own
+    for c in range(m.n_topics_):
+        inside = m.labels_ == c
+        assert db[inside].sum() * 2 <= inside.sum(), (c, db[inside].sum(), inside.sum())
+    # the hidden subject names no topic
+    words = set(SUBJECTS["db"].split())
+    assert not any(words & set(name.lower().replace("&", " ").split()) for name in m.topic_names_)
