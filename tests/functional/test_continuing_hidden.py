@@ -45,14 +45,20 @@ def _share(rows: set[str], assigned: dict[str, int], tid: int) -> float:
 
 
 def _hide_then_cluster(
-    cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path, *cluster: str
+    cli: Callable[..., CliResult],
+    data_dir: Path,
+    tmp_path: Path,
+    *cluster: str,
+    sizes: tuple[tuple[list[str], int], ...] = SIZES,
+    new_n: int = NEW,
 ) -> tuple[str, dict[int, str], list[int]]:
-    """Cluster the old entries, hide every topic mostly of database entries, import more
-    database entries and run ``cluster`` with ``cluster``'s options: what it printed, the
-    first fit's topic names and the hidden ids."""
+    """Cluster the old entries (``sizes``: each subject's), hide every topic mostly of
+    database entries, import ``new_n`` more database entries and run ``cluster`` with
+    ``cluster``'s options: what it printed, the first fit's topic names and the hidden
+    ids."""
     rng = random.Random(0)
-    old = [" ".join(rng.sample(words, 5)) for words, n in SIZES for _ in range(n)]
-    new = [" ".join(rng.sample(DATABASE, 5)) for _ in range(NEW)]
+    old = [" ".join(rng.sample(words, 5)) for words, n in sizes for _ in range(n)]
+    new = [" ".join(rng.sample(DATABASE, 5)) for _ in range(new_n)]
     anchors = tmp_path / "anchors.txt"
     anchors.write_text("")  # no anchors: the topics come from these entries alone
     ok(cli("import", str(_write(tmp_path / "old.jsonl", old, 0))))
@@ -93,6 +99,19 @@ def test_a_fresh_cluster_does_not_bring_a_hidden_topic_back(
     # no topic is mostly the hidden subject's entries, and none has its name
     assert all(_share(database, second, t) <= 0.5 for t in after)
     assert not {names[t] for t in hidden} & set(after.values())
+
+
+@pytest.mark.parametrize("how", [(), ("--fresh",)], ids=["continued", "fresh"])
+def test_many_new_entries_of_a_hidden_subject_make_no_topic_of_it(
+    cli: Callable[..., CliResult], data_dir: Path, tmp_path: Path, how: tuple[str, ...]
+):
+    # nine times the hidden topic's entries arrive: on their own they are a topic's worth
+    sizes = ((GPU, 140), (DATABASE, 20), (NETWORK, 140))
+    _hide_then_cluster(cli, data_dir, tmp_path, *how, "--k", "3", sizes=sizes, new_n=180)
+    second, after, database = _topics(data_dir)
+    assert len(second) == 300 + 180
+    assert all(_share(database, second, t) <= 0.5 for t in after)
+    assert not any(set(DATABASE) & set(name.lower().split()) for name in after.values())
 
 
 @pytest.mark.parametrize("how", [(), ("--fresh",)], ids=["continued", "fresh"])
