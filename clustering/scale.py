@@ -17,11 +17,11 @@ Both leave the model as a fit on every entry would (``labels_``, ``scores_``, ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .features import TokenCounts
-from .holding import Groups, fill
+from .holding import Groups, fill, unit_rows
 from .stages import Progress, Stage
 
 if TYPE_CHECKING:
@@ -157,8 +157,7 @@ def fit_sampled(
     if model.embedding_ is not None and any(len(g) for g in hidden_rows):
         # the hidden subjects the fit kept out (:func:`.holding.hidden_subjects`)
         x = model.embedding_.astype(np.float64)
-        sums = hidden_subjects(x, hidden_rows, held_rows).sums
-        subjects = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        subjects = unit_rows(hidden_subjects(x, hidden_rows, held_rows).sums)
     spread(model, tids, rows, progress, subjects)
     return model
 
@@ -222,7 +221,7 @@ def continue_sampled(
     subjects = None
     if ghosts and model.embedding_ is not None:
         means = np.vstack([model.embedding_[g].astype(np.float64).mean(axis=0) for g in ghosts])
-        subjects = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+        subjects = unit_rows(means)
     spread(model, tids, rows, progress, subjects, settled=start.labels >= 0)
     # what changed, over every entry (the fit counted its sample's)
     old = start.labels >= 0
@@ -289,9 +288,15 @@ def spread(
             if not inside[r]:  # a fitted entry keeps the similar entries the fit found
                 similar[r] = [(at[j], v) for j, v in placed.similar[i]]
 
-    for start in range(0, len(rest), CHUNK):
-        part = rest[start : start + CHUNK]
-        placed = model.place(None, tokens=counts_of(tids, part), neighbours=index)
+    def chunks(which: Any, topics: Any = None) -> Iterator[tuple[Any, Placement]]:
+        """The entries ``which`` placed CHUNK at a time (in ``topics``, one each, if given)."""
+        for start in range(0, len(which), CHUNK):
+            part = which[start : start + CHUNK]
+            chosen = None if topics is None else topics[start : start + CHUNK]
+            tokens = counts_of(tids, part)
+            yield part, model.place(None, tokens=tokens, neighbours=index, topics=chosen)
+
+    for done, (part, placed) in enumerate(chunks(rest)):
         keep(part, placed)
         if subjects is not None and len(subjects):
             near = (placed.vectors @ subjects.T).max(axis=1) > np.asarray(placed.scores)
@@ -301,14 +306,11 @@ def spread(
             found.append(part[near])
             sims.append(placed.vectors[near] @ model.cluster_centers_.T)
         if progress:
-            progress(Stage.ASSIGN, 0.85 + 0.05 * (start + len(part)) / len(rest))
+            progress(Stage.ASSIGN, 0.85 + 0.05 * min(1.0, (done + 1) * CHUNK / len(rest)))
     if guests.any():
         # the fit placed its guests by the room its sample's entries gave (every hidden
         # entry is sampled): all guests are placed again by every entry's room
-        fitted = rows[guests[rows]]
-        for start in range(0, len(fitted), CHUNK):
-            part = fitted[start : start + CHUNK]
-            placed = model.place(None, tokens=counts_of(tids, part), neighbours=index)
+        for part, placed in chunks(rows[guests[rows]]):
             found.append(part)
             sims.append(placed.vectors @ model.cluster_centers_.T)
         every = np.concatenate(found)
@@ -317,15 +319,7 @@ def spread(
         moved = chosen != labels[every]
         # a guest sent past its nearest topic, or moved, is placed again in the one it
         # goes to (its score, terms and "also" topics as that topic's entry)
-        again, to = every[moved], chosen[moved]
-        for start in range(0, len(again), CHUNK):
-            part = again[start : start + CHUNK]
-            placed = model.place(
-                None,
-                tokens=counts_of(tids, part),
-                neighbours=index,
-                topics=to[start : start + CHUNK],
-            )
+        for part, placed in chunks(every[moved], topics=chosen[moved]):
             keep(part, placed)
     model.labels_ = labels
     model.scores_ = scores
