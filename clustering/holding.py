@@ -101,12 +101,11 @@ def stragglers(x: Any, labels: Any, hidden: Hidden, held: Groups) -> Any:
         return out
     own = np.flatnonzero(~hidden.rows)
     k = int(labels[own].max()) + 1
-    centres = _centres(x, own, labels[own], k)
+    totals = _sums(x, own, labels[own], k)
+    centres = unit_rows(totals)
     subjects = hidden.sums / np.linalg.norm(hidden.sums, axis=1, keepdims=True)
     mine = np.einsum("ij,ij->i", np.asarray(x[own]), centres[labels[own]])
     out[own] = np.asarray(x[own] @ subjects.T).max(axis=1) > mine
-    totals = np.zeros((k, x.shape[1]))
-    np.add.at(totals, labels[own], np.asarray(x[own]))
     counts = np.bincount(labels[own], minlength=k)
     cross = (totals @ hidden.sums.T) / np.outer(np.maximum(counts, 1), hidden.sizes)
     error = hidden.spread[None, :] / np.sqrt(np.maximum(counts, 1))[:, None]
@@ -169,13 +168,26 @@ def fill(sims: Any, room: Any, stay: Any = None) -> Any:
     return out
 
 
-def _centres(x: Any, rows: Any, labels: Any, k: int) -> Any:
-    """(k, d) the unit mean of each cluster's ``rows`` of ``x`` (``labels``: theirs)."""
+def _sums(x: Any, rows: Any, labels: Any, k: int) -> Any:
+    """(k, d) the sum of each cluster's ``rows`` of ``x`` (``labels``: theirs)."""
     import numpy as np
 
-    centres = np.zeros((k, x.shape[1]))
-    np.add.at(centres, labels, np.asarray(x[rows]))
-    return centres / np.maximum(np.linalg.norm(centres, axis=1, keepdims=True), 1e-12)
+    sums = np.zeros((k, x.shape[1]))
+    np.add.at(sums, labels, np.asarray(x[rows]))
+    return sums
+
+
+def _centres(x: Any, rows: Any, labels: Any, k: int) -> Any:
+    """(k, d) the unit mean of each cluster's ``rows`` of ``x`` (``labels``: theirs)."""
+
+    return unit_rows(_sums(x, rows, labels, k))
+
+
+def unit_rows(a: Any) -> Any:
+    """``a`` (m, d) with each row scaled to length 1 (a zero row stays zero)."""
+    import numpy as np
+
+    return a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
 
 
 def hold(labels: Any, held: Groups, context: Groups) -> tuple[Any, list[Any]]:
