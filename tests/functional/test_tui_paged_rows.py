@@ -12,6 +12,7 @@ from helpers import run, settle
 from textual.pilot import Pilot
 from topiclens.store import Store
 from topiclens.store import pages as pages_module
+from topiclens.store.models import Topic
 from topiclens.store.pages import TopicRows
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
@@ -64,13 +65,11 @@ def test_moving_through_a_paged_topic(reader_store: Path, monkeypatch: pytest.Mo
     run(reader_store, scenario)
 
 
-@pytest.mark.parametrize("off", [-6, 6])
-def test_a_paged_topic_whose_stored_size_is_wrong(
+def _sized_wrong(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch, off: int
-):
-    """A store whose topic size is not its rows' count (an older version wrote it, a crash
-    came between two writes): the reader finds it while drawing, and shows every row once,
-    in order, with the list sized to the rows, whatever key reached them."""
+) -> tuple[Topic, list[str]]:
+    """Pages of four rows, and the largest topic's stored size ``off`` from its own rows'
+    count: the topic, and the ids of every row it lists."""
     monkeypatch.setattr(pages_module, "PAGE_ROWS", 4)
     with Store(reader_store) as store:
         largest = store.topics()[0]
@@ -78,6 +77,17 @@ def test_a_paged_topic_whose_stored_size_is_wrong(
         own = len(store.topic_rows(largest.id))
         with store.write() as conn:
             conn.execute("UPDATE topics SET size = ? WHERE id = ?", (own + off, largest.id))
+    return largest, whole
+
+
+@pytest.mark.parametrize("off", [-6, 6])
+def test_a_paged_topic_whose_stored_size_is_wrong(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch, off: int
+):
+    """A store whose topic size is not its rows' count (an older version wrote it, a crash
+    came between two writes): the reader finds it while drawing, and shows every row once,
+    in order, with the list sized to the rows, whatever key reached them."""
+    largest, whole = _sized_wrong(reader_store, monkeypatch, off)
     assert len(whole) > 3 * 4
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
@@ -111,13 +121,7 @@ def test_a_jump_to_the_end_of_a_paged_topic_whose_stored_size_is_wrong(
 ):
     """The same store, the first key a jump to the end the list was first sized for: the
     cursor lands on a row the rows have there, and the list is sized to the rows."""
-    monkeypatch.setattr(pages_module, "PAGE_ROWS", 4)
-    with Store(reader_store) as store:
-        largest = store.topics()[0]
-        whole = [r[0] for r in store.topic_rows(largest.id) + store.topic_also_rows(largest.id)]
-        own = len(store.topic_rows(largest.id))
-        with store.write() as conn:
-            conn.execute("UPDATE topics SET size = ? WHERE id = ?", (own + off, largest.id))
+    largest, whole = _sized_wrong(reader_store, monkeypatch, off)
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         s.jump_to_topic(largest.id)
