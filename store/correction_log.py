@@ -32,6 +32,18 @@ def rows(conn: Any, sql: str, keys: Sequence[Any]) -> list[Any]:
     return out
 
 
+def _existing(conn: Any, entry_ids: Iterable[str]) -> set[str]:
+    """Those of ``entry_ids`` still in the store (an entry deleted since has nothing to
+    put back)."""
+    return {e for (e,) in rows(conn, "SELECT id FROM entries WHERE id IN ({})", list(entry_ids))}
+
+
+def _hidden(conn: Any, topic_ids: Iterable[int]) -> set[int]:
+    """Those of ``topic_ids`` hidden by a correction in force."""
+    sql = "SELECT topic_id FROM topic_corrections WHERE hidden = 1 AND topic_id IN ({})"
+    return {t for (t,) in rows(conn, sql, sorted(topic_ids))}
+
+
 def snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, Any]:
     """The rows a correction touching ``topic_ids`` and ``entry_ids`` may change, as they
     are now (None: no row)."""
@@ -128,8 +140,7 @@ def undo_last(
         log_id, message, topic_id, made_in, blob = row
         before = orjson.loads(blob)
         same = made_in == generation(conn)
-        sql = "SELECT topic_id FROM topic_corrections WHERE hidden = 1 AND topic_id IN ({})"
-        hidden = {t for (t,) in rows(conn, sql, [int(k) for k in before["corr"]])}
+        hidden = _hidden(conn, (int(k) for k in before["corr"]))
         for key, value in before["corr"].items():
             conn.execute("DELETE FROM topic_corrections WHERE topic_id = ?", (int(key),))
             if value is not None:
@@ -137,10 +148,7 @@ def undo_last(
                     f"INSERT INTO topic_corrections({CORRECTION_ROW}) VALUES (?,?,?,?,?,?,?,?,?)",
                     value,
                 )
-        # entries deleted since have nothing left to put back
-        known = {
-            e for (e,) in rows(conn, "SELECT id FROM entries WHERE id IN ({})", before["pins"])
-        }
+        known = _existing(conn, before["pins"])
         for eid, value in before["pins"].items():
             conn.execute("DELETE FROM entry_pins WHERE entry_id = ?", (eid,))
             if eid not in known:  # deleted since: it comes back with the pin it had
@@ -186,14 +194,12 @@ def _show_unhidden(conn: Any, before: dict[str, Any], hidden: set[int]) -> bool:
     back as the snapshot had it, with its entries (those still in the store and pinned
     nowhere else): a re-cluster since kept them in other topics, and would go on doing
     so. Whether there was one."""
-    sql = "SELECT topic_id FROM topic_corrections WHERE hidden = 1 AND topic_id IN ({})"
-    still = {t for (t,) in rows(conn, sql, sorted(hidden))}
+    still = _hidden(conn, hidden)
     present = {t for (t,) in rows(conn, "SELECT id FROM topics WHERE id IN ({})", sorted(hidden))}
     shown = {t for t in hidden - still - present if before["topics"].get(str(t)) is not None}
     if not shown:
         return False
-    sql = "SELECT id FROM entries WHERE id IN ({})"
-    known = {e for (e,) in rows(conn, sql, before["assign"])}
+    known = _existing(conn, before["assign"])
     pins = dict(
         rows(conn, "SELECT entry_id, topic_id FROM entry_pins WHERE entry_id IN ({})", known)
     )
@@ -229,8 +235,7 @@ def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
                 "mixed = excluded.mixed",
                 value,
             )
-    sql = "SELECT id FROM entries WHERE id IN ({})"
-    known = {e for (e,) in rows(conn, sql, before["assign"])}
+    known = _existing(conn, before["assign"])
     for eid, value in before["assign"].items():
         if value is None:
             conn.execute("DELETE FROM topic_assignments WHERE entry_id = ?", (eid,))
