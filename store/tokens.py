@@ -59,8 +59,9 @@ class TokenCache:
         return self._tokens
 
     def put(self, rows: Sequence[TokenRow]) -> list[bytes]:
-        """Cache rows; returns each row's token ids as stored. Tokens new to the store get
-        the next ids in the same transaction."""
+        """Cache rows; returns each row's token ids as the clustering reads them (native
+        unsigned 32-bit integers; the store keeps them as 16-bit words). Tokens new to the
+        store get the next ids in the same transaction."""
         if array("I").itemsize != 4:  # pragma: no cover - no such platform in use
             raise StoreError("token ids need 4-byte unsigned integers")
         blobs: list[bytes] = []
