@@ -204,3 +204,47 @@ def test_first_frame_styles_each_pane_once(reader_store: Path, monkeypatch: pyte
     panes = ("topics", "entries", "detail", "similar")
     assert focused[0] in panes
     assert {p: seen.get(p) for p in panes} == {p: 1 + (p == focused[0]) for p in panes}
+
+
+@pytest.mark.parametrize("size", [(120, 34), (80, 24)])
+def test_first_frame_has_the_scrollbars_of_the_settled_screen(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    # a scrollbar that appears after the first layout takes a second layout and frame
+    # (one that redrew most of the screen at 100,000 entries); the panes' sizes are
+    # known before the first layout, so the first frame has the scrollbars it keeps
+    from textual.app import App
+    from textual.scroll_view import ScrollView
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+
+    def scrollbars(app: App[None]) -> dict[str, tuple[bool, bool]]:
+        shown = app.screen._compositor.visible_widgets
+        return {
+            str(view.id): (view.show_vertical_scrollbar, view.vertical_scrollbar in shown)
+            for view in app.screen.query(ScrollView)
+        }
+
+    frames: list[dict[str, tuple[bool, bool]]] = []
+    display = App._display
+
+    def drawn(self: App[None], screen: object, renderable: object) -> None:
+        display(self, screen, renderable)  # type: ignore[arg-type]
+        if not frames:
+            frames.append(scrollbars(self))
+
+    monkeypatch.setattr(App, "_display", drawn)
+    settled: list[dict[str, tuple[bool, bool]]] = []
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            app = TopicLensApp(
+                store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600
+            )
+            async with app.run_test(size=size) as pilot:
+                await pilot.pause()
+                settled.append(scrollbars(app))
+
+    asyncio.run(run())
+    assert frames[0] == settled[0]
+    assert (True, True) in frames[0].values()  # a pane scrolls: the check means something
