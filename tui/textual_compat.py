@@ -82,6 +82,8 @@ def scrollbars_before_layout(screen: Screen[Any]) -> None:
         if not isinstance(view, ScrollView) or view.styles.overflow_y != "auto":
             continue
         container = placement.region.shrink(view.styles.gutter)  # inside border and padding
+        if not container.size:
+            continue  # no room: Textual leaves its scrollbars as they are, so does this
         before_layout = getattr(view, "before_layout", None)
         if before_layout is not None:
             before_layout(view._get_scrollable_region(container).size)
