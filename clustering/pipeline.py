@@ -420,15 +420,16 @@ def _save(model: TopicModel, topic_ids: list[int], entry_ids: list[str], rows: A
 def saved_model(store: Store) -> Saved | None:
     """The store's saved model, or None when there is none or it cannot be read (saved by
     another version: a re-cluster makes a new one)."""
+    saved = store.topic_model()
+    return None if saved is None else _read_saved(saved[1])  # (tokenizer version, bytes)
+
+
+def _read_saved(blob: bytes) -> Saved | None:
     import numpy as np
 
     from .estimator import TopicModel
 
-    saved = store.topic_model()
-    if saved is None:
-        return None
     try:
-        _, blob = saved  # (tokenizer version, bytes)
         z = np.load(io.BytesIO(blob), allow_pickle=False)
         if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
             return None
@@ -463,25 +464,48 @@ def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd
 
 
-def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
+def assign_new(
+    store: Store, entry_ids: Sequence[str], models: SavedModels | None = None
+) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
     in a topic are left alone. Returns how many were assigned.
 
     A re-cluster in another process can replace the topics between reading the saved
     model and writing: the store then refuses those rows inside its write transaction,
-    and they are placed again with the model the re-cluster saved."""
+    and they are placed again with the model the re-cluster saved. ``models`` reads the
+    saved model (default: :func:`saved_model`, read anew)."""
     todo_ids = list(dict.fromkeys(entry_ids))
     placed = 0
     for _ in range(ASSIGN_ATTEMPTS):
         if not todo_ids:
             break
-        saved = saved_model(store)
+        saved = (models or saved_model)(store)
         if saved is None:
             break
         written, todo_ids = _place(store, saved, todo_ids)
         placed += written
     return placed
+
+
+class SavedModels:
+    """:func:`saved_model` for one who places batch after batch (a refresh's new entries,
+    a few hundred at a time, where reading the model again for each batch cost as much
+    as placing it): read again only when the store's saved bytes changed. Placing only
+    reads the model; it is kept as long as this is."""
+
+    def __init__(self) -> None:
+        self._last: tuple[bytes, Saved] | None = None
+
+    def __call__(self, store: Store) -> Saved | None:
+        record = store.topic_model()
+        if record is None:
+            return None
+        if self._last is not None and self._last[0] == record[1]:
+            return self._last[1]
+        saved = _read_saved(record[1])
+        self._last = None if saved is None else (record[1], saved)
+        return saved
 
 
 def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[str]]:

@@ -527,9 +527,10 @@ class _Placing:
         except Exception:  # place_new imports them again, and says what is wrong
             log.exception("preloading the placing of new entries failed")
             return
+        models = pipeline.SavedModels()  # (the model read once, not once a batch)
         while (batch := self._next_batch()) is not None:
             try:
-                pipeline.assign_new(self._store, batch)
+                pipeline.assign_new(self._store, batch, models)
             except Exception:  # place_new places them again, and says what is wrong
                 log.exception("placing new entries during the refresh failed")
 
