@@ -464,9 +464,7 @@ def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd
 
 
-def assign_new(
-    store: Store, entry_ids: Sequence[str], models: SavedModels | None = None
-) -> int:
+def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | None = None) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
     in a topic are left alone. Returns how many were assigned.

@@ -19,7 +19,7 @@ def test_cached_tokens_of_some_entries_are_those_of_the_whole_cache(bundled_home
         version = tokenizer_version()
         every = {eid: (digest, blob) for eid, digest, blob in store.iter_cached_tokens(version)}
         assert len(every) == len(ids)
-        some = ids[::3] + ["no-such-entry"]
+        some = [*ids[::3], "no-such-entry"]
         found = {eid: (d, b) for eid, d, b in store.iter_cached_tokens(version, ids=some)}
         assert found == {eid: every[eid] for eid in ids[::3]}
         assert list(store.iter_cached_tokens("another version", ids=some)) == []
@@ -50,9 +50,7 @@ def _new_entries(n: int) -> list[Entry]:
     ]
 
 
-def test_batches_place_with_one_read_of_the_model_until_it_changes(
-    bundled_home: Path, monkeypatch
-):
+def test_batches_place_with_one_read_of_the_model_until_it_changes(bundled_home: Path, monkeypatch):
     reads: list[bytes] = []
     read = pipeline._read_saved
 
