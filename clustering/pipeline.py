@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from topiclens.store.db import Store
 
     from .estimator import TopicModel
+    from .placing import FittedArrays
 
 SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
 _SEP = "\x1f"
@@ -389,7 +390,7 @@ def _continue_sampled(
 
 
 class Saved(NamedTuple):
-    model: TopicModel
+    model: TopicModel | FittedArrays  # (FittedArrays: read only to place new entries)
     topic_ids: list[int]  # the store's id of each of the model's topics
     entry_ids: list[str]  # the store's id of each entry the model was fitted on
     # the indices into entry_ids of the entries whose vectors the model keeps, in order
@@ -424,16 +425,30 @@ def saved_model(store: Store) -> Saved | None:
     return None if saved is None else _read_saved(saved[1])  # (tokenizer version, bytes)
 
 
-def _read_saved(blob: bytes) -> Saved | None:
-    import numpy as np
+def _placing_model(store: Store) -> Saved | None:
+    """:func:`saved_model` read only to place new entries (its
+    :class:`.placing.FittedArrays`: no scikit-learn to import)."""
+    saved = store.topic_model()
+    return None if saved is None else _read_saved(saved[1], placing_only=True)
 
-    from .estimator import TopicModel
+
+def _read_saved(blob: bytes, *, placing_only: bool = False) -> Saved | None:
+    import numpy as np
 
     try:
         z = np.load(io.BytesIO(blob), allow_pickle=False)
         if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
             return None
-        model = TopicModel.from_bytes(bytes(z["model"]))
+        model: TopicModel | FittedArrays
+        if placing_only:
+            from .placing import FittedArrays
+            from .saving import load
+
+            model = load(FittedArrays, bytes(z["model"]), None)
+        else:
+            from .estimator import TopicModel
+
+            model = TopicModel.from_bytes(bytes(z["model"]))
         entries = bytes(z["entry_ids"]).decode("ascii")
         rows = z["rows"].tolist() if "rows" in z.files else None
         return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [], rows)
@@ -478,7 +493,7 @@ def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | Non
     for _ in range(ASSIGN_ATTEMPTS):
         if not todo_ids:
             break
-        saved = (models or saved_model)(store)
+        saved = (models or _placing_model)(store)
         if saved is None:
             break
         written, todo_ids = _place(store, saved, todo_ids)
@@ -501,7 +516,7 @@ class SavedModels:
             return None
         if self._last is not None and self._last[0] == record[1]:
             return self._last[1]
-        saved = _read_saved(record[1])
+        saved = _read_saved(record[1], placing_only=True)
         self._last = None if saved is None else (record[1], saved)
         return saved
 

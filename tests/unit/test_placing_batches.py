@@ -54,9 +54,9 @@ def test_batches_place_with_one_read_of_the_model_until_it_changes(bundled_home:
     reads: list[bytes] = []
     read = pipeline._read_saved
 
-    def counted(blob: bytes) -> pipeline.Saved | None:
+    def counted(blob: bytes, **how: bool) -> pipeline.Saved | None:
         reads.append(blob)
-        return read(blob)
+        return read(blob, **how)
 
     monkeypatch.setattr(pipeline, "_read_saved", counted)
     with Store.open_dir(bundled_home) as store:
