@@ -108,7 +108,8 @@ def _absolute_uri(base: Any, rel: Any = None) -> Any:
 feedparser.mixin.make_safe_absolute_uri = _absolute_uri  # (where the per-element call is)
 
 # feedparser deep-copies the parameters of every content element it reads (its type,
-# language and base URL: strings) into the entry: a fifth of its time on a long feed. A copy
+# language and base URL: strings) into the entry: a tenth to a fifth of its time (measured
+# on the feeds bench's 200 feeds, alternated, at a load of 3 to 10). A copy
 # of a dict of strings is the same whether deep or not, so it is made shallow where every
 # value is immutable, and deep as before where one is not (a test reads feedparser's whole
 # test suite both ways).
