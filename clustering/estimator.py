@@ -46,17 +46,15 @@ from .features import (
     bigrams_for,
     count_entries,
     feature_docs,
-    features_in,
     fit_features,
     lsa_dims_for,
 )
 from .holding import Groups, Hidden, held_seeds, hidden_subjects, hold, place_guests, stragglers
-from .membership import ALSO_MIN_CENTRALITY, also_topics, anchor_term_sets, fit_also
+from .membership import ALSO_MIN_CENTRALITY, anchor_term_sets, fit_also
 from .naming import entry_terms, name_topics
 from .neighbours import (
     SPECTRAL_MAX,
     SPECTRAL_MIN,
-    nearest_in,
     neighbour_graph,
     silhouette,
     similar_pairs,
@@ -75,21 +73,11 @@ from .partition import (
     n_init_for,
     seed_centroids,
 )
+from .placing import Placement, place
 from .stages import Progress, Stage, StageClock
 from .tokenize import Tokenizer, Vocabulary, default_tokenizer, vocabulary
 
 TOP_SIMILAR = 5
-
-
-class Placement(NamedTuple):
-    """Where :meth:`TopicModel.place` puts each new text."""
-
-    labels: Any  # (n,) topic index
-    scores: list[float]  # cosine to the topic's centre
-    terms: list[list[str]]  # display terms tying the text to its topic
-    similar: list[list[tuple[int, float]]]  # (index of a fitted entry, cosine), best first
-    also: list[list[tuple[int, float]]]  # (another topic it centrally discusses, score)
-    vectors: Any = None  # (n, d) the texts' smoothed vectors, as compared with the centres
 
 
 @dataclass(slots=True)
@@ -661,43 +649,10 @@ class TopicModel(ClusterMixin, BaseEstimator):
         topic centre (only topics ``among`` allows, when given), or each text's topic in
         ``topics`` when given (chosen already). ``neighbours(queries, pool, m)`` finds
         the nearest fitted entries instead of :func:`nearest_in` (a large fit's grouped
-        search, :class:`.scale.PoolIndex`)."""
-        import numpy as np
-
+        search, :class:`.scale.PoolIndex`). (:func:`.placing.place`, which places with
+        the saved arrays alone as well.)"""
         self._check_fitted()
-        n = count_entries(X, tokens)
-        docs = feature_docs(X, tokens, self._tokenizer(), self.bigrams_)
-        f = features_in(docs, self._vectorizer())
-        vectors = f.vectors
-        similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-        if self.embedding_ is not None and len(self.embedding_):
-            pool = self.embedding_.astype(np.float32)
-            k_smooth = smooth_count(len(pool)) if self.smoothing else 0
-            near_idx, near_sim = (neighbours or nearest_in)(
-                vectors, pool, max(k_smooth, self.n_similar)
-            )
-            if self.smoothing:
-                vectors = smooth(vectors, near_idx[:, :k_smooth], pool)
-            similar = similar_pairs(near_idx, near_sim, self.n_similar)
-        sims = vectors @ self.cluster_centers_.T
-        if among is not None:
-            sims[:, ~np.asarray(among, dtype=bool)] = -np.inf
-        labels = sims.argmax(axis=1) if topics is None else np.asarray(topics, dtype=np.int64)
-        best = sims[np.arange(n), labels]
-        scores = np.where(np.isfinite(best), best, 0.0).astype(np.float64).tolist()
-        vocab = self.get_feature_names_out()
-        weights = {}
-        for c in np.unique(labels).tolist():
-            row = np.zeros(len(vocab), dtype=np.float64)
-            for token, w in self.term_weights_[c].items():
-                row[self.vocabulary_[token]] = w
-            weights[c] = row
-        terms = entry_terms(f.tfidf, labels, weights, vocab, self._vocabulary())
-        topic_terms = [
-            t if among is None or among[c] else [] for c, t in enumerate(self.topic_terms_)
-        ]
-        also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, self.also_bars_)
-        return Placement(labels, scores, terms, similar, also, vectors)
+        return place(self, X, tokens=tokens, among=among, neighbours=neighbours, topics=topics)
 
     def get_feature_names_out(self) -> list[str]:
         """Each feature column's token, in column order (bigrams start with \\x02)."""

@@ -147,7 +147,6 @@ def features_in(docs: Docs, fitted: Vectorizer) -> Features:
     """Features of new docs in a fitted vocabulary: the same counts, weights and
     projection as the fit's (terms the fit did not keep are left out)."""
     import numpy as np
-    from sklearn.preprocessing import normalize
 
     index = {t: j for j, t in enumerate(fitted.vocab)}
     m, terms = (docs.matrix, docs.vocab) if isinstance(docs, TokenCounts) else raw_counts(docs)
@@ -156,7 +155,7 @@ def features_in(docs: Docs, fitted: Vectorizer) -> Features:
     tfidf = weigh(counts, fitted.idf)
     if fitted.components is None:
         return Features(counts, tfidf, tfidf.toarray())
-    vectors = normalize(np.asarray(tfidf @ fitted.components.T)).astype(np.float32)
+    vectors = unit_rows_dense(np.asarray(tfidf @ fitted.components.T)).astype(np.float32)
     return Features(counts, tfidf, vectors)
 
 
@@ -174,7 +173,6 @@ def bm25_idf(counts: Any) -> Any:
 def weigh(counts: Any, idf: Any) -> Any:
     """Unit-length rows of (1 + log tf) * idf."""
     import numpy as np
-    from sklearn.preprocessing import normalize
 
     # in place on one copy of the counts: at 100,000 entries a sparse product by the idf
     # row costs two to three times as much (docs/clustering.md, "Features")
@@ -182,7 +180,42 @@ def weigh(counts: Any, idf: Any) -> Any:
     np.log(w.data, out=w.data)
     w.data += np.float32(1.0)
     w.data *= idf.astype(np.float32, copy=False)[w.indices]
-    return normalize(w, copy=False)
+    return unit_rows_sparse(w)
+
+
+# scikit-learn's normalize(X) (l2, by row), the same arithmetic, without importing it
+# (about a second of CPU, more than placing a refresh's entries costs):
+# tests/unit/test_placing_arrays.py compares the two bit for bit.
+
+
+def unit_rows_sparse(w: Any) -> Any:
+    """The rows of csr ``w`` (float32) scaled in place to length 1, an empty row left as
+    it is: as scikit-learn's ``inplace_csr_row_normalize_l2``, each row's squares (in
+    float32) summed in float64 and each value divided by the root in float64."""
+    import numpy as np
+
+    squares = np.square(w.data).astype(np.float64)
+    sums = np.zeros(w.shape[0], dtype=np.float64)
+    filled = np.flatnonzero(np.diff(w.indptr))
+    if len(filled):
+        sums[filled] = np.add.reduceat(squares, w.indptr[filled])
+    norms = np.sqrt(sums)
+    norms[norms == 0.0] = 1.0
+    per_value = np.repeat(norms, np.diff(w.indptr))
+    w.data[:] = w.data.astype(np.float64) / per_value
+    return w
+
+
+def unit_rows_dense(x: Any) -> Any:
+    """A copy of ``x`` (n, d) with each row scaled to length 1, a row of (nearly) zero
+    length left as it is: as scikit-learn's ``normalize`` of a dense array."""
+    import numpy as np
+
+    x = np.array(x, copy=True)
+    norms = np.sqrt(np.einsum("ij,ij->i", x, x))
+    norms[norms < 10 * np.finfo(norms.dtype).eps] = 1.0
+    x /= norms[:, None]
+    return x
 
 
 def count_matrix(docs: Sequence[Sequence[str]], *, min_df: int = 1) -> tuple[Any, list[str]]:

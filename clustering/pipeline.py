@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from topiclens.store.db import Store
 
     from .estimator import TopicModel
+    from .placing import FittedArrays
 
 SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
 _SEP = "\x1f"
@@ -389,7 +390,7 @@ def _continue_sampled(
 
 
 class Saved(NamedTuple):
-    model: TopicModel
+    model: TopicModel | FittedArrays  # (FittedArrays: read only to place new entries)
     topic_ids: list[int]  # the store's id of each of the model's topics
     entry_ids: list[str]  # the store's id of each entry the model was fitted on
     # the indices into entry_ids of the entries whose vectors the model keeps, in order
@@ -420,19 +421,34 @@ def _save(model: TopicModel, topic_ids: list[int], entry_ids: list[str], rows: A
 def saved_model(store: Store) -> Saved | None:
     """The store's saved model, or None when there is none or it cannot be read (saved by
     another version: a re-cluster makes a new one)."""
+    saved = store.topic_model()
+    return None if saved is None else _read_saved(saved[1])  # (tokenizer version, bytes)
+
+
+def _placing_model(store: Store) -> Saved | None:
+    """:func:`saved_model` read only to place new entries (its
+    :class:`.placing.FittedArrays`: no scikit-learn to import)."""
+    saved = store.topic_model()
+    return None if saved is None else _read_saved(saved[1], placing_only=True)
+
+
+def _read_saved(blob: bytes, *, placing_only: bool = False) -> Saved | None:
     import numpy as np
 
-    from .estimator import TopicModel
-
-    saved = store.topic_model()
-    if saved is None:
-        return None
     try:
-        _, blob = saved  # (tokenizer version, bytes)
         z = np.load(io.BytesIO(blob), allow_pickle=False)
         if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
             return None
-        model = TopicModel.from_bytes(bytes(z["model"]))
+        model: TopicModel | FittedArrays
+        if placing_only:
+            from .placing import FittedArrays
+            from .saving import load
+
+            model = load(FittedArrays, bytes(z["model"]), None)
+        else:
+            from .estimator import TopicModel
+
+            model = TopicModel.from_bytes(bytes(z["model"]))
         entries = bytes(z["entry_ids"]).decode("ascii")
         rows = z["rows"].tolist() if "rows" in z.files else None
         return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [], rows)
@@ -463,25 +479,46 @@ def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd
 
 
-def assign_new(store: Store, entry_ids: Sequence[str]) -> int:
+def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | None = None) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
     in a topic are left alone. Returns how many were assigned.
 
     A re-cluster in another process can replace the topics between reading the saved
     model and writing: the store then refuses those rows inside its write transaction,
-    and they are placed again with the model the re-cluster saved."""
+    and they are placed again with the model the re-cluster saved. ``models`` reads the
+    saved model (default: :func:`saved_model`, read anew)."""
     todo_ids = list(dict.fromkeys(entry_ids))
     placed = 0
     for _ in range(ASSIGN_ATTEMPTS):
         if not todo_ids:
             break
-        saved = saved_model(store)
+        saved = (models or _placing_model)(store)
         if saved is None:
             break
         written, todo_ids = _place(store, saved, todo_ids)
         placed += written
     return placed
+
+
+class SavedModels:
+    """:func:`saved_model` for one who places batch after batch (a refresh's new entries,
+    a few hundred at a time, where reading the model again for each batch cost as much
+    as placing it): read again only when the store's saved bytes changed. Placing only
+    reads the model; it is kept as long as this is."""
+
+    def __init__(self) -> None:
+        self._last: tuple[bytes, Saved] | None = None
+
+    def __call__(self, store: Store) -> Saved | None:
+        record = store.topic_model()
+        if record is None:
+            return None
+        if self._last is not None and self._last[0] == record[1]:
+            return self._last[1]
+        saved = _read_saved(record[1], placing_only=True)
+        self._last = None if saved is None else (record[1], saved)
+        return saved
 
 
 def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[str]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .anchors import Anchor
 from .membership import ALSO_MIN_CENTRALITY
@@ -14,6 +14,8 @@ from .membership import ALSO_MIN_CENTRALITY
 if TYPE_CHECKING:
     from .estimator import TopicModel
     from .tokenize import Tokenizer
+
+_Model = TypeVar("_Model")
 
 FORMAT = "topiclens-topic-model"
 VERSION = 3  # 1: before TopicModel (no parameters, no names); 2: no cohesion, no also terms
@@ -59,7 +61,9 @@ def dump(model: TopicModel) -> bytes:
     return buf.getvalue()
 
 
-def load(cls: type[TopicModel], blob: bytes, tokenizer: Tokenizer | None) -> TopicModel:
+def load(cls: type[_Model], blob: bytes, tokenizer: Tokenizer | None) -> _Model:
+    """A model of ``cls`` (``TopicModel``, or :class:`.placing.FittedArrays` to place with
+    it alone) made with the saved parameters and given the saved fitted attributes."""
     import numpy as np
 
     try:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 SEP = "\x1f"  # between tokens in a blob (never inside a token: control characters go)
 PARALLEL_MIN = 2000  # below this many texts, starting workers costs more than it saves
 TEXT_WINDOW = 20_000  # texts read from the store at a time while tokenizing
+BY_ID_MAX = 5000  # up to this many entries, their cached tokens are looked up by id
 ANCHOR_TOKENS_KEY = "clustering.anchor_tokens"
 
 
@@ -80,7 +81,10 @@ def entry_token_ids(
     version = tokenizer_version()
     blobs: list[bytes | None] = [None] * len(ids)
     position = {eid: i for i, eid in enumerate(ids)}
-    for eid, _, blob in store.iter_cached_tokens(version):
+    # a few entries (a refresh's new ones) are looked up by id; many, in one pass over
+    # the cache
+    few = ids if len(ids) <= BY_ID_MAX else None
+    for eid, _, blob in store.iter_cached_tokens(version, ids=few):
         i = position.get(eid)
         if i is not None:
             blobs[i] = blob

@@ -479,7 +479,7 @@ PLACE_BATCH = 500
 
 class _Placing:
     """Places new entries into their topics during the downloads, in a thread: it first
-    imports what placing needs (numpy, scipy, scikit-learn: about a second of CPU), then,
+    imports what placing needs (numpy and scipy, not scikit-learn), then,
     whenever it is free, places the new entries stored since its last batch (at least
     :data:`PLACE_BATCH`), each batch through the existing placement
     (:func:`topiclens.clustering.pipeline.assign_new`, which places nothing in a store
@@ -521,15 +521,16 @@ class _Placing:
 
     def _run(self) -> None:
         try:
-            import sklearn.preprocessing  # noqa: F401  (what the features of new entries load)
-            import topiclens.clustering.estimator  # noqa: F401
+            import scipy.sparse  # noqa: F401  (what the features of new entries load)
+            import topiclens.clustering.placing  # noqa: F401
             from topiclens.clustering import pipeline
         except Exception:  # place_new imports them again, and says what is wrong
             log.exception("preloading the placing of new entries failed")
             return
+        models = pipeline.SavedModels()  # (the model read once, not once a batch)
         while (batch := self._next_batch()) is not None:
             try:
-                pipeline.assign_new(self._store, batch)
+                pipeline.assign_new(self._store, batch, models)
             except Exception:  # place_new places them again, and says what is wrong
                 log.exception("placing new entries during the refresh failed")
 

@@ -332,11 +332,11 @@ class Store(DailyFacade, FeedsFacade):
     # --- the token cache -------------------------------------------------------------
 
     def iter_cached_tokens(
-        self, version: str, batch: int = 5000
+        self, version: str, batch: int = 5000, ids: Sequence[str] | None = None
     ) -> Iterator[tuple[str, str, bytes]]:
-        """(entry id, content hash, token ids) of every cached row of tokenizer
-        ``version``, a batch at a time; the ids index :meth:`token_vocab`."""
-        return self._token_cache.iter_cached(version, batch)
+        """(entry id, content hash, token ids) of every cached row of tokenizer ``version``
+        (or of the entries ``ids``), a batch at a time; the ids index :meth:`token_vocab`."""
+        return self._token_cache.iter_cached(version, batch, ids)
 
     def token_vocab(self) -> list[str]:
         """Every token string any cached row uses, indexed by its id (the list grows)."""

@@ -17,11 +17,13 @@ cannot be read for certain is ``None``, and the caller uses the time it first sa
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import html as _html
 import io
 import re
 import time
+import types
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
@@ -104,6 +106,27 @@ def _absolute_uri(base: Any, rel: Any = None) -> Any:
 
 
 feedparser.mixin.make_safe_absolute_uri = _absolute_uri  # (where the per-element call is)
+
+# feedparser deep-copies the parameters of every content element it reads (its type,
+# language and base URL: strings) into the entry: a tenth to a fifth of its time (measured
+# on the feeds bench's 200 feeds, alternated, at a load of 3 to 10). A copy
+# of a dict of strings is the same whether deep or not, so it is made shallow where every
+# value is immutable, and deep as before where one is not (a test reads feedparser's whole
+# test suite both ways).
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _copied_params(params: Any) -> Any:
+    if not all(isinstance(v, _IMMUTABLE) for v in params.values()):
+        return copy.deepcopy(params)
+    fresh = type(params)()
+    for key, value in params.items():  # (one by one, as deepcopy sets them)
+        fresh[key] = value
+    return fresh
+
+
+# (feedparser.mixin copies only content parameters; its module ``copy`` is replaced there alone)
+feedparser.mixin.copy = types.SimpleNamespace(deepcopy=_copied_params)  # type: ignore[attr-defined]
 
 
 def _is_html_type(detail: Any) -> bool:

@@ -25,11 +25,17 @@ class TokenCache:
         self._tokens: list[str] = []
         self._token_ids: dict[str, int] = {}
 
-    def iter_cached(self, version: str, batch: int = 5000) -> Iterator[tuple[str, str, bytes]]:
+    def iter_cached(
+        self, version: str, batch: int = 5000, ids: Sequence[str] | None = None
+    ) -> Iterator[tuple[str, str, bytes]]:
         """(entry id, content hash, token ids) of every cached row of tokenizer
-        ``version``, a batch at a time, so a large cache never sits in memory whole. The
-        ids are native unsigned 32-bit integers (``array("I")``, numpy ``uint32``) into
-        :meth:`vocab`; the store keeps them as 16-bit words (:mod:`.token_ids`)."""
+        ``version`` (or only of the entries ``ids``, looked up by id, in no set order), a
+        batch at a time, so a large cache never sits in memory whole. The ids are native
+        unsigned 32-bit integers (``array("I")``, numpy ``uint32``) into :meth:`vocab`; the
+        store keeps them as 16-bit words (:mod:`.token_ids`)."""
+        if ids is not None:
+            yield from self._cached_of(version, ids)
+            return
         last = 0
         while True:
             rows = self._db.query(
@@ -42,6 +48,17 @@ class TokenCache:
             for (_, eid, digest, _), ids in zip(rows, unpack([r[3] for r in rows]), strict=True):
                 yield eid, digest, ids
             last = rows[-1][0]
+
+    def _cached_of(self, version: str, ids: Sequence[str]) -> Iterator[tuple[str, str, bytes]]:
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            rows = self._db.query(
+                "SELECT entry_id, content_hash, tokens FROM token_cache WHERE "
+                f"tokenizer_version = ? AND entry_id IN ({','.join('?' * len(chunk))})",
+                (version, *chunk),
+            )
+            for (eid, digest, _), tids in zip(rows, unpack([r[2] for r in rows]), strict=True):
+                yield eid, digest, tids
 
     def vocab(self) -> list[str]:
         """Every token string any cached row uses, indexed by its id (the list grows)."""

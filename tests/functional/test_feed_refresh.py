@@ -254,8 +254,8 @@ def test_new_entries_are_placed_while_later_feeds_download_as_they_are_at_the_en
     placed_early = threading.Event()
     assign_new = pipeline.assign_new
 
-    def watched(store: Store, ids: list[str]) -> int:
-        placed = assign_new(store, ids)
+    def watched(store: Store, ids: list[str], *models: pipeline.SavedModels) -> int:
+        placed = assign_new(store, ids, *models)
         if placed and threading.current_thread().name == "topiclens-placing":
             placed_early.set()
         return placed

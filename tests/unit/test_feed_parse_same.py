@@ -1,15 +1,18 @@
-"""feedparser with the cached URL join that store/feed_parse.py gives it reads every feed as
-feedparser alone does: the same entries, problems and errors on feedparser's own test suite
-and on every feed in tests/data."""
+"""feedparser with the cached URL join and the shallow copy of content parameters that
+store/feed_parse.py gives it reads every feed as feedparser alone does: the same entries,
+problems and errors on feedparser's own test suite and on every feed in tests/data."""
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import io
 import re
 from pathlib import Path
 
 import feedparser.mixin
 import feedparser.urls
+import feedparser.util
 import pytest
 from helpers import DATA
 from topiclens.store import feed_parse
@@ -60,3 +63,45 @@ def test_every_test_feed_reads_the_same_with_feedparsers_own_join(
     differ = [p.name for p, a, b in zip(paths, cached, plain, strict=True) if a != b]
     assert differ == []
     assert sum(len(r.entries) for r in cached if isinstance(r, ParsedFeed)) > 500
+
+
+def test_content_parameters_are_copied_whole_and_apart():
+    assert feedparser.mixin.copy.deepcopy is feed_parse._copied_params
+    params = feedparser.util.FeedParserDict(type="text/html", language=None, base="http://a/")
+    copied = feed_parse._copied_params(params)
+    assert copied == params and copied is not params
+    assert type(copied) is type(params)
+    nested = feedparser.util.FeedParserDict(type="text/html", extra=["a list"])
+    deep = feed_parse._copied_params(nested)
+    assert deep == nested and deep["extra"] is not nested["extra"]  # deep where not all immutable
+
+
+def _raw(path: Path) -> tuple[object, object] | str:
+    """feedparser's own result for the file (its entries and feed), as parse_feed calls it."""
+    body, _ = feed_parse.prepare(path.read_bytes())
+    try:
+        result = feedparser.parse(
+            io.BytesIO(body),
+            response_headers={"content-type": "application/xml", "content-location": "http://x/"},
+            sanitize_html=False,
+            resolve_relative_uris=False,
+        )
+    except Exception as exc:  # (compared as it is raised)
+        return repr(exc)
+    return result.entries, result.feed
+
+
+@pytest.mark.slow
+def test_every_test_feed_reads_the_same_with_feedparsers_own_deep_copy(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    paths = sorted(
+        p for p in DATA.glob("feed*/**/*") if p.is_file() and p.suffix not in (".md", "")
+    )
+    assert len(paths) > 2000
+    shallow = [(_raw(p), read(p)) for p in paths]
+    monkeypatch.setattr(feedparser.mixin, "copy", copy)
+    deep = [(_raw(p), read(p)) for p in paths]
+    differ = [p.name for p, a, b in zip(paths, shallow, deep, strict=True) if a != b]
+    assert differ == []
+    assert sum(len(r[0][0]) for r in shallow if isinstance(r[0], tuple)) > 500
