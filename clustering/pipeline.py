@@ -46,7 +46,6 @@ from .stages import Progress, Stage
 from .token_cache import (
     TokenIds,
     entry_token_ids,
-    entry_tokens,
     term_tokens,
     tokenized_anchors,
 )
@@ -525,35 +524,39 @@ def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[
     """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
     written and the ids the store refused because their topic is gone."""
     assigned = store.assignments()
-    todo = [e for e in store.entries(entry_ids) if e.id not in assigned]
+    # (id, text) only: what placing reads of an entry
+    todo = [(eid, text) for eid, text in store.entry_texts(entry_ids) if eid not in assigned]
     # only topics that still exist (a topic can be gone since the model was saved)
     live = {t.id for t in store.topics()}
     alive = [tid in live for tid in saved.topic_ids]
     if not todo or not any(alive):
         return 0, []
-    docs, _ = entry_tokens(store, [e.id for e in todo])
-    placed = saved.model.place([e.text() for e in todo], tokens=docs, among=alive)
+    todo_ids = [eid for eid, _ in todo]
+    tids, _ = entry_token_ids(store, todo_ids)
+    # counted straight from the cached token ids, without a string per token
+    counts = tids.counts()
+    placed = saved.model.place([text for _, text in todo], tokens=counts, among=alive)
     out = {
-        e.id: (saved.topic_ids[c], score, terms)
-        for e, c, score, terms in zip(
-            todo, placed.labels.tolist(), placed.scores, placed.terms, strict=True
+        eid: (saved.topic_ids[c], score, terms)
+        for eid, c, score, terms in zip(
+            todo_ids, placed.labels.tolist(), placed.scores, placed.terms, strict=True
         )
     }
     # a topic made from terms gathers the new entries that use them (the latest made wins)
     if store.has_corrections():
         shaped = sorted(store.corrections().topics.values(), key=lambda c: c.made_at)
-        index = TermIndex.with_model(saved.model, docs)
+        index = TermIndex.with_model(saved.model, tids.docs())
         for c in shaped:
             if c.terms and not c.hidden and c.topic_id in live:
                 for i in index.central(term_tokens(store, c.terms)):
-                    out[todo[i].id] = (c.topic_id, out[todo[i].id][1], [])
+                    out[todo_ids[i]] = (c.topic_id, out[todo_ids[i]][1], [])
     similar = {
-        e.id: [(saved.embedded_id(j), v) for j, v in near]
-        for e, near in zip(todo, placed.similar, strict=True)
+        eid: [(saved.embedded_id(j), v) for j, v in near]
+        for eid, near in zip(todo_ids, placed.similar, strict=True)
     }
     also = [
-        (e.id, saved.topic_ids[c], score)
-        for e, rows in zip(todo, placed.also, strict=True)
+        (eid, saved.topic_ids[c], score)
+        for eid, rows in zip(todo_ids, placed.also, strict=True)
         for c, score in rows
     ]
     refused = store.add_assignments(out, similar, also=also)
