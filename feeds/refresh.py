@@ -34,7 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from topiclens.store.feed_entries import feed_scope, item, not_a_feed
+from topiclens.store.feed_entries import feed_scope, item, not_a_feed, with_stored
 from topiclens.store.feeds import FeedCheck
 from topiclens.store.models import Feed
 
@@ -240,8 +240,12 @@ def parsed_check(feed: Feed, fetched: Fetched, parsed: ParsedFeed, now: float) -
     """What a 200 of ``feed`` found, its body parsed as ``parsed``."""
     source = feed.name or parsed.title or feed.title or feed.url
     scope = feed_scope(feed.id)
+    # each content compressed and hashed here, in a parse worker, not in the process that
+    # stores and places every feed's entries
     items = [
-        item(fe, scope=scope, feed_id=feed.id, source=source, origin=fetched.url, seen_at=now)
+        with_stored(
+            item(fe, scope=scope, feed_id=feed.id, source=source, origin=fetched.url, seen_at=now)
+        )
         for fe in parsed.entries
     ]
     v = fetched.validators
