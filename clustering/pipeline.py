@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -45,6 +45,7 @@ from .scale import Sampling
 from .stages import Progress, Stage
 from .token_cache import (
     TokenIds,
+    decode,
     entry_token_ids,
     term_tokens,
     tokenized_anchors,
@@ -478,7 +479,12 @@ def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd
 
 
-def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | None = None) -> int:
+def assign_new(
+    store: Store,
+    entry_ids: Sequence[str],
+    models: SavedModels | None = None,
+    bigrams: Mapping[str, bytes] | None = None,
+) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
     in a topic are left alone. Returns how many were assigned.
@@ -486,7 +492,8 @@ def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | Non
     A re-cluster in another process can replace the topics between reading the saved
     model and writing: the store then refuses those rows inside its write transaction,
     and they are placed again with the model the re-cluster saved. ``models`` reads the
-    saved model (default: :func:`saved_model`, read anew)."""
+    saved model (default: :func:`saved_model`, read anew). ``bigrams`` holds entries'
+    bigram features made already (:func:`.token_cache.encode` d), by id."""
     todo_ids = list(dict.fromkeys(entry_ids))
     placed = 0
     for _ in range(ASSIGN_ATTEMPTS):
@@ -495,7 +502,7 @@ def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | Non
         saved = (models or _placing_model)(store)
         if saved is None:
             break
-        written, todo_ids = _place(store, saved, todo_ids)
+        written, todo_ids = _place(store, saved, todo_ids, bigrams or {})
         placed += written
     return placed
 
@@ -520,7 +527,9 @@ class SavedModels:
         return saved
 
 
-def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[str]]:
+def _place(
+    store: Store, saved: Saved, entry_ids: list[str], bigrams: Mapping[str, bytes]
+) -> tuple[int, list[str]]:
     """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
     written and the ids the store refused because their topic is gone."""
     assigned = store.assignments()
@@ -535,7 +544,9 @@ def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[
     tids, _ = entry_token_ids(store, todo_ids)
     # counted straight from the cached token ids, without a string per token
     counts = tids.counts()
-    placed = saved.model.place([text for _, text in todo], tokens=counts, among=alive)
+    made = [decode(bigrams[eid]) if eid in bigrams else None for eid in todo_ids]
+    texts = [text for _, text in todo]
+    placed = saved.model.place(texts, tokens=counts, among=alive, bigrams=made)
     out = {
         eid: (saved.topic_ids[c], score, terms)
         for eid, c, score, terms in zip(
