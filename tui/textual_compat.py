@@ -3,7 +3,7 @@ to check."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import MethodType
 from typing import Any
 
@@ -11,6 +11,7 @@ from textual.app import App
 from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -26,6 +27,20 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         view.set_reactive(ScrollView.virtual_size, size)
         view._scroll_update(size)  # private: sizes the scrollbars, which a reflow would do
         view.refresh()
+
+
+def vertical_scrollbar(widget: Widget, make: Callable[..., ScrollBar]) -> ScrollBar:
+    """``widget``'s vertical scrollbar, made by ``make`` (a ScrollBar subclass) the first
+    time it is asked for, as Textual's ``Widget.vertical_scrollbar`` makes its own.
+    Private: the widget's ``_vertical_scrollbar`` and ``App._start_widget``, as that
+    property uses them."""
+    bar = widget._vertical_scrollbar
+    if bar is None:
+        bar = make(vertical=True, name="vertical", thickness=widget.scrollbar_size_vertical)
+        bar.display = False
+        widget._vertical_scrollbar = bar
+        widget.app._start_widget(widget, bar)
+    return bar
 
 
 def set_first_theme(app: App[object], name: str) -> None:
