@@ -120,7 +120,9 @@ def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:
     return lines
 
 
-@lru_cache(maxsize=256)
+# the paragraphs of the entries last shown in every topic a session goes back to (about
+# 15 each; at most PIECE_CHARS characters: a few MB at most)
+@lru_cache(maxsize=2048)
 def render_paragraph(
     label: str, label_style: str, text: str, style: str, width: int
 ) -> tuple[Line, ...]:
