@@ -237,7 +237,7 @@ class EntryList(CursorList):
         row_id = row[0]
         also = self.divider is None and self.also_from is not None and index >= self.also_from
         marks = (row_id not in self.read, row_id in self.new, row_id in self.bookmarks)
-        return ("row", row, marks, also, self.highlight)
+        return ("row", tuple(row), marks, also, self.highlight)
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
         styles = self._styles

@@ -11,8 +11,9 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 
-# Lines kept per view: a few screens of every topic a session goes back to, about 1 kB each
-KEPT_LINES = 4096
+# Lines kept per view (about 2 kB each, so at most 4 MB): the entry list's screens of 140
+# topics, the entry pane's lines of 60 entries
+KEPT_LINES = 2048
 
 LineKey = Callable[[int], Hashable | None]
 Render = Callable[[Region], list[Strip]]
