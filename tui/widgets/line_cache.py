@@ -1,22 +1,62 @@
 """Finished lines of a Line API view, kept by what each shows, so a topic shown again, a
-list scrolled back or an entry seen before is copied from memory instead of styled again."""
+list scrolled back or an entry seen before is copied from memory instead of styled again.
+
+A line is kept as plain tuples of its texts and style numbers, not as Textual's ``Strip``:
+a Strip brings seven small caches of its own, and thousands of kept Strips made every full
+garbage collection some 30 times slower (the collector untracks a tuple of strings and
+numbers, never a Strip). Making a Strip again from the tuples costs a few microseconds."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from typing import ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 
-# Lines kept per view (about 2 kB each, so at most 4 MB): the entry list's screens of 140
-# topics, the entry pane's lines of 60 entries
+# Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
+# the entry pane's lines of 60 entries
 KEPT_LINES = 2048
 
 LineKey = Callable[[int], Hashable | None]
 Render = Callable[[Region], list[Strip]]
+# a line kept: its length in cells and its (text, style number) parts
+Packed = tuple[int, tuple[tuple[str, int], ...]]
+
+
+class Packer:
+    """Strips as plain tuples and back, their styles kept once, by number."""
+
+    def __init__(self) -> None:
+        self._styles: list[Style | None] = []
+        self._numbers: dict[Style | None, int] = {}
+
+    def clear(self) -> None:
+        self._styles.clear()
+        self._numbers.clear()
+
+    def pack(self, strip: Strip) -> Packed | None:
+        """``strip`` as tuples (None: it holds a control code, which is not kept)."""
+        numbers = self._numbers
+        parts = []
+        for text, style, control in strip:
+            if control:
+                return None
+            number = numbers.get(style)
+            if number is None:
+                number = numbers[style] = len(self._styles)
+                self._styles.append(style)
+            parts.append((text, number))
+        return strip.cell_length, tuple(parts)
+
+    def unpack(self, packed: Packed) -> Strip:
+        length, parts = packed
+        styles = self._styles
+        return Strip([Segment(text, styles[number]) for text, number in parts], length)
 
 
 class LineCache:
@@ -31,11 +71,13 @@ class LineCache:
 
     def __init__(self, size: int = KEPT_LINES) -> None:
         self.size = size
-        self._lines: dict[Hashable, Strip] = {}
+        self._lines: dict[Hashable, Packed] = {}
+        self._packer = Packer()
         self._frame: tuple[object, ...] | None = None  # what every line was drawn with
 
     def clear(self) -> None:
         self._lines.clear()
+        self._packer.clear()
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -58,7 +100,7 @@ class LineCache:
             widget.opacity,
         )
         if frame != self._frame:
-            self._lines.clear()
+            self.clear()
             self._frame = frame
         gutter = widget.styles.gutter
         # the content's rows, as Textual's StylesCache draws them (the rest: borders, padding)
@@ -66,13 +108,14 @@ class LineCache:
         end = min(height - gutter.bottom, first + widget.content_region.height)
         # a border's row shows its title (markup, styles and all) or its subtitle
         edge = (widget.border_title, widget.border_subtitle)
-        lines = self._lines
+        lines, packer = self._lines, self._packer
         out: list[Strip | None] = []
         keys: list[Hashable | None] = []
         for y in crop.line_range:
             k = key(y - first) if first <= y < end else ("edge", y, edge)
             keys.append(k)
-            out.append(lines.get(k) if k is not None else None)
+            kept = lines.get(k) if k is not None else None
+            out.append(packer.unpack(kept) if kept is not None else None)
         y0 = crop.y
         i = 0
         while i < len(out):
@@ -85,10 +128,11 @@ class LineCache:
             drawn = render(Region(0, y0 + i, width, j - i))
             out[i:j] = drawn
             for k, strip in zip(keys[i:j], drawn, strict=True):
-                if k is not None:
+                packed = packer.pack(strip) if k is not None else None
+                if packed is not None:
                     if len(lines) >= self.size:
                         del lines[next(iter(lines))]  # the oldest
-                    lines[k] = strip
+                    lines[k] = packed
             i = j
         return out  # type: ignore[return-value]
 
@@ -102,7 +146,8 @@ class KeptScrollBar(ScrollBar):
 
     def __init__(self, vertical: bool = True, name: str | None = None, *, thickness: int = 1):
         super().__init__(vertical, name, thickness=thickness)
-        self._kept: dict[Hashable, list[Strip]] = {}
+        self._kept: dict[Hashable, list[Packed]] = {}
+        self._packer = Packer()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         bar = self.render()
@@ -120,10 +165,13 @@ class KeptScrollBar(ScrollBar):
             self.background_colors,
             tuple(self.get_line_filters()),
         )
-        lines = self._kept.get(key)
-        if lines is None:
-            lines = super().render_lines(crop)
+        kept = self._kept.get(key)
+        if kept is not None:
+            return [self._packer.unpack(line) for line in kept]
+        lines = super().render_lines(crop)
+        packed = [self._packer.pack(line) for line in lines]
+        if all(line is not None for line in packed):
             if len(self._kept) >= self.KEPT_BARS:
                 del self._kept[next(iter(self._kept))]  # the oldest
-            self._kept[key] = lines
-        return list(lines)
+            self._kept[key] = packed  # type: ignore[assignment]
+        return lines
