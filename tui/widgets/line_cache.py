@@ -24,8 +24,9 @@ KEPT_LINES = 2048
 
 LineKey = Callable[[int], Hashable | None]
 Render = Callable[[Region], list[Strip]]
-# a line kept: its length in cells and its (text, style number) parts
-Packed = tuple[int, tuple[tuple[str, int], ...]]
+# a line kept, as one flat tuple (the collector untracks it at its first look): its length
+# in cells, then each part's text and style number
+Packed = tuple[int | str, ...]
 
 
 class Packer:
@@ -40,9 +41,9 @@ class Packer:
         self._numbers.clear()
 
     def pack(self, strip: Strip) -> Packed | None:
-        """``strip`` as tuples (None: it holds a control code, which is not kept)."""
+        """``strip`` as a tuple (None: it holds a control code, which is not kept)."""
         numbers = self._numbers
-        parts = []
+        packed: list[int | str] = [strip.cell_length]
         for text, style, control in strip:
             if control:
                 return None
@@ -50,13 +51,16 @@ class Packer:
             if number is None:
                 number = numbers[style] = len(self._styles)
                 self._styles.append(style)
-            parts.append((text, number))
-        return strip.cell_length, tuple(parts)
+            packed += (text, number)
+        return tuple(packed)
 
     def unpack(self, packed: Packed) -> Strip:
-        length, parts = packed
         styles = self._styles
-        return Strip([Segment(text, styles[number]) for text, number in parts], length)
+        parts = zip(packed[1::2], packed[2::2], strict=True)
+        return Strip(
+            [Segment(text, styles[number]) for text, number in parts],  # type: ignore[index,arg-type]
+            packed[0],  # type: ignore[arg-type]
+        )
 
 
 class LineCache:
