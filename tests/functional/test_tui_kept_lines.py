@@ -13,6 +13,7 @@ from topiclens.store import Entry, Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
+from topiclens.tui.theme import LIGHT
 from topiclens.tui.widgets.entry_list import BOOKMARK_MARK, UNREAD_MARK
 
 Frame = list[list[tuple[str, object]]]
@@ -126,5 +127,15 @@ def test_marks_made_in_a_topic_show_when_it_is_switched_back_to(reader_store: Pa
         await pilot.press("k")
         await drawn(s, pilot)
         assert list_line(s, entry_id) == before
+        # another theme, another size: every line drawn anew, then switched back to
+        app.theme = LIGHT
+        await drawn(s, pilot)
+        await pilot.resize_terminal(100, 30)
+        await drawn(s, pilot)
+        await pilot.press("h", "j")
+        await drawn(s, pilot)
+        await pilot.press("k")
+        await drawn(s, pilot)
+        assert list_line(s, entry_id)[:3] == before[:3]  # (narrower now) the same marks
 
     run(reader_store, scenario)
