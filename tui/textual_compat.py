@@ -43,6 +43,25 @@ def vertical_scrollbar(widget: Widget, make: Callable[..., ScrollBar]) -> Scroll
     return bar
 
 
+def repaint_now(*widgets: Widget) -> None:
+    """Ask the screen now for the repaints ``widgets`` (and their scrollbars) have waiting.
+
+    A Textual widget asks for its repaint when it is next idle, after the handler that
+    changed it has returned, and the screen draws a frame as soon as it is idle itself: a
+    key that changes a list and, through a message, the panes beside it drew the list at
+    once and the panes in the next frame, 16.7 ms later (the screen draws 60 frames a
+    second at most). Asked here, in the handler, they are in the same frame. Private: the
+    widget's ``_check_refresh``, which its idle handler calls, and its scrollbars."""
+    for widget in widgets:
+        bars = [
+            getattr(widget, name, None) for name in ("_vertical_scrollbar", "_horizontal_scrollbar")
+        ]
+        for each in (*bars, widget):
+            check = getattr(each, "_check_refresh", None)
+            if check is not None:  # (a Textual without it: the next frame, as before)
+                check()
+
+
 def set_first_theme(app: App[object], name: str) -> None:
     """Give an app that is not running yet its first theme, as ``App.__init__`` gives the
     default one.
