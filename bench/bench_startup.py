@@ -13,6 +13,12 @@ ratio to the empty app. Stores are built once under bench/out/ (gitignored):
 as that checkout's own bench starts it) in the same run, interleaved, for a before/after
 on a busy machine.
 
+``--instructions N`` also counts the instructions each start runs until its first frame,
+N starts of each under valgrind (``--tool=cachegrind --cache-sim=no``, the process ended at
+the frame): unlike wall and CPU time, the count hardly moves with the machine's load (a few
+percent between starts, from the event loop's timing), so it tells a change of a few
+milliseconds from noise on a shared machine. Each start takes 15-30 s.
+
 The reader's process starts as ``topiclens`` does (``cli/commands.py``, ``cmd_read``): the
 garbage collector off from its imports to its first frame.
 
@@ -28,6 +34,7 @@ import argparse
 import importlib.util
 import os
 import pty
+import re
 import select
 import shutil
 import statistics
@@ -130,6 +137,29 @@ def start_once(
         return wall - start, cpu
 
 
+def instructions_once(
+    mode: str, store_dir: Path | None, python: str = sys.executable, runner: str = RUNNER
+) -> int:
+    """The instructions (valgrind's I refs) one start runs from its spawn to its
+    first frame: the runner ends the process there, so quitting is not counted."""
+    ended = runner.replace("    app.exit()", "    os._exit(0)  # counted to the first frame")
+    if ended == runner:
+        raise SystemExit("the runner has no `app.exit()` to end the count at the first frame")
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "valgrind.log"
+        wrapper = Path(tmp) / "python"
+        wrapper.write_text(
+            "#!/bin/sh\nexec valgrind --tool=cachegrind --cache-sim=no "
+            f'--cachegrind-out-file=/dev/null --log-file={log} {python} "$@"\n'
+        )
+        wrapper.chmod(0o755)
+        start_once(mode, store_dir, str(wrapper), ended)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", log.read_text())
+        if found is None:
+            raise SystemExit(f"valgrind reported no instruction count:\n{log.read_text()}")
+        return int(found[1].replace(",", ""))
+
+
 def bundled_store() -> Path:
     """bench/out/bundled: the bundled corpus, grouped into topics by the real clustering."""
     path = OUT / "bundled"
@@ -162,6 +192,13 @@ def main() -> None:
     parser.add_argument("--store100k", type=Path, help="a store with 100,000 entries and topics")
     parser.add_argument(
         "--compare", type=Path, metavar="CHECKOUT", help="also time another checkout's reader"
+    )
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also count each app's instructions to its first frame, N starts under valgrind",
     )
     args = parser.parse_args()
 
@@ -211,6 +248,26 @@ def main() -> None:
             f"  {name:<36} wall {wall:6.3f} s ({spread}) ratio {wall / base_wall:4.2f}x"
             f" | CPU {cpu:6.3f} s ratio {cpu / base_cpu:4.2f}x"
         )
+    if args.instructions:
+        count_instructions(cases, args.instructions)
+
+
+def count_instructions(
+    cases: list[tuple[str, str, Path | None, tuple[str, str]]], runs: int
+) -> None:
+    """Print each app's median instructions to its first frame and its ratio to the empty
+    app's (the first start, whose store is made anew each time, is left out)."""
+    counts: dict[str, list[int]] = {name: [] for name, mode, _, _ in cases if mode != "first"}
+    for _ in range(runs):
+        for name, mode, store, (python, runner) in cases:
+            if mode != "first":
+                counts[name].append(instructions_once(mode, store, python, runner))
+    base = statistics.median(counts["empty Textual app"])
+    print(f"instructions to the first frame, median of {runs} starts each under valgrind:")
+    for name, found in counts.items():
+        median = statistics.median(found)
+        spread = f"{min(found) / 1e6:.0f}-{max(found) / 1e6:.0f}M"
+        print(f"  {name:<36} {median / 1e6:7.0f}M ({spread}) ratio {median / base:4.2f}x")
 
 
 if __name__ == "__main__":

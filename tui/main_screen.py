@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, Concatenate, ParamSpec, TypeVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import BindingType
 from textual.content import Content
@@ -55,7 +55,7 @@ from .places import nearest
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
 from .store_read import StoreRead, read_store
-from .textual_compat import crop_frames, repaint_now
+from .textual_compat import crop_frames, first_resume_styled, repaint_now
 from .views import (
     DEFAULT_SORT,
     RIVER_PAGE,
@@ -260,6 +260,10 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(self.start_preparing)  # the first frame comes first
         self.set_interval(self.poll_interval, self.poll_store)
         self.set_interval(self.feed_check, self.refresh_due_feeds)
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # runs before Textual's own handler: the first resume restyles nothing
+        first_resume_styled(self, event)
 
     def on_unmount(self) -> None:
         try:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from types import MethodType
 from typing import Any
 
+from textual import events
 from textual.app import App
 from textual.geometry import Region, Size
 from textual.screen import Screen
@@ -77,6 +78,51 @@ def set_first_theme(app: App[object], name: str) -> None:
     app.set_class(True, f"-theme-{name}", update=False)
     app.stylesheet.set_variables(app.get_css_variables())
     app._refresh_truecolor_filter(app.ansi_theme)  # private: ANSI colours as the theme maps them
+
+
+def first_resume_styled(screen: Screen[Any], event: events.ScreenResume) -> None:
+    """Let the screen's first resume skip restyling every widget, and give its first
+    layout the scrollbars it needs (:func:`scrollbars_before_layout`).
+
+    Textual restyles a screen's whole DOM whenever the screen is resumed, for the CSS or
+    the classes that changed while it was away. On the first resume nothing was away:
+    each widget was styled as it was mounted, a moment before, and what changed since
+    (a class, the focus) restyled what it touched. Restyling the five panes again cost
+    about 3% of the reader's start. Private: the event's ``refresh_styles``, read by
+    ``Screen._on_screen_resume``, which runs after the screen's own handler and lays the
+    screen out for the first time."""
+    if getattr(screen, "_resumed_before", False):
+        return
+    screen._resumed_before = True  # type: ignore[attr-defined]
+    event.refresh_styles = False
+    scrollbars_before_layout(screen)
+
+
+def scrollbars_before_layout(screen: Screen[Any]) -> None:
+    """Give each scrolling pane of ``screen`` the size its first layout will give it, so
+    the first frame shows the vertical scrollbars it needs.
+
+    Textual decides a scrollbar from the size a layout gives the view, and places it in a
+    second layout and frame: at 100,000 entries the scrollbars of the topic list, the
+    entry list and the entry appeared in a second frame of ~10 ms that redrew most of the
+    screen. Here the screen is arranged as its first layout will arrange it (Textual keeps
+    the arrangement, and that layout uses it); a view with a ``before_layout(size)``
+    method is told the size its lines have (the entry wraps its text to that width), and
+    a view whose lines do not fit shows its scrollbar from the start. Private: the
+    screen's arrangement, each view's scrollable region and its ``show_vertical_scrollbar``
+    set without a layout of its own; the first layout decides again, the same way."""
+    for placement in screen.arrange(screen.app.size).placements:
+        view = placement.widget
+        if not isinstance(view, ScrollView) or view.styles.overflow_y != "auto":
+            continue
+        container = placement.region.shrink(view.styles.gutter)  # inside border and padding
+        if not container.size:
+            continue  # no room: Textual leaves its scrollbars as they are, so does this
+        before_layout = getattr(view, "before_layout", None)
+        if before_layout is not None:
+            before_layout(view._get_scrollable_region(container).size)
+        if view.virtual_size.height > container.height:
+            view.set_reactive(Widget.show_vertical_scrollbar, True)
 
 
 def crop_frames(screen: Screen[Any]) -> None:

@@ -165,3 +165,86 @@ def test_command_starts_the_reader_without_garbage_collection(
     assert main(["--data-dir", str(data_dir)]) == 0
     assert seen == [False]
     assert gc.isenabled()
+
+
+def test_first_frame_styles_each_pane_once(reader_store: Path, monkeypatch: pytest.MonkeyPatch):
+    # each pane is styled as it is mounted; restyling the whole screen again when it is
+    # first shown (Textual's resume) cost ~3% of a start; the focused pane is restyled
+    # by its focus, which the first styling cannot know
+    from textual.css.stylesheet import Stylesheet
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+
+    styled: dict[str, int] = {}
+    apply = Stylesheet.apply
+
+    def counted(self: Stylesheet, node: object, *args: object, **kwargs: object) -> None:
+        name = getattr(node, "id", None)
+        if name is not None:
+            styled[name] = styled.get(name, 0) + 1
+        apply(self, node, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Stylesheet, "apply", counted)
+    seen: dict[str, int] = {}
+    focused: list[str | None] = []
+
+    class Reader(TopicLensApp):
+        def on_ready(self) -> None:
+            seen.update(styled)
+            focused.append(self.focused.id if self.focused is not None else None)
+            super().on_ready()
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
+            async with app.run_test(size=(120, 34)) as pilot:
+                await pilot.pause()
+
+    asyncio.run(run())
+    panes = ("topics", "entries", "detail", "similar")
+    assert focused[0] in panes
+    assert {p: seen.get(p) for p in panes} == {p: 1 + (p == focused[0]) for p in panes}
+
+
+@pytest.mark.parametrize("size", [(120, 34), (80, 24)])
+def test_first_frame_has_the_scrollbars_of_the_settled_screen(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    # a scrollbar that appears after the first layout takes a second layout and frame
+    # (one that redrew most of the screen at 100,000 entries); the panes' sizes are
+    # known before the first layout, so the first frame has the scrollbars it keeps
+    from textual.app import App
+    from textual.scroll_view import ScrollView
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+
+    def scrollbars(app: App[None]) -> dict[str, tuple[bool, bool]]:
+        shown = app.screen._compositor.visible_widgets
+        return {
+            str(view.id): (view.show_vertical_scrollbar, view.vertical_scrollbar in shown)
+            for view in app.screen.query(ScrollView)
+        }
+
+    frames: list[dict[str, tuple[bool, bool]]] = []
+    display = App._display
+
+    def drawn(self: App[None], screen: object, renderable: object) -> None:
+        display(self, screen, renderable)  # type: ignore[arg-type]
+        if not frames:
+            frames.append(scrollbars(self))
+
+    monkeypatch.setattr(App, "_display", drawn)
+    settled: list[dict[str, tuple[bool, bool]]] = []
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            app = TopicLensApp(
+                store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600
+            )
+            async with app.run_test(size=size) as pilot:
+                await pilot.pause()
+                settled.append(scrollbars(app))
+
+    asyncio.run(run())
+    assert frames[0] == settled[0]
+    assert (True, True) in frames[0].values()  # a pane scrolls: the check means something

@@ -74,6 +74,8 @@ def test_muted_entries_are_left_out_as_in_the_whole_list(store: Store):
     rows = TopicRows(store, 1)
     assert len(rows) == len(whole) and [rows[i] for i in range(len(whole))] == whole
     assert all(r[2] != source for r in whole)
+    for i, row in enumerate(whole):  # a place counts the rows before it, muted ones left out
+        assert index_of(TopicRows(store, 1), row[0]) == i
 
 
 def _state_size(store: Store, tid: int, size: int, column: str = "size") -> None:

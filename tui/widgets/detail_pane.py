@@ -216,6 +216,15 @@ class DetailPane(ScrollView, can_focus=True):
         self._wrap_to_layout()
         return "\n".join("".join(t for t, _ in line) for line in self._lines)
 
+    def before_layout(self, size: Size) -> None:
+        """Wrap the entry to the width its lines will have, before the first layout gives
+        the pane its size: the first frame then knows whether the pane scrolls
+        (``textual_compat.scrollbars_before_layout``)."""
+        if size.width > 0 and size.width != self._wrapped_at:
+            self._lines, self._laid_out = [], 0
+            self._wrapped_at = size.width
+            self.lay_out()
+
     def _wrap_to_layout(self) -> None:
         width = self.scrollable_content_region.width
         if width > 0 and width != self._wrapped_at:
