@@ -161,8 +161,20 @@ def make_reader_store(data_dir: Path) -> Path:
 
 # --- SQL that makes a store back into an older schema, for the migrations' tests -----------
 
-# a store of this schema without its topics' counts of also rows (the last migration)
-WITHOUT_ALSO_SIZES = (
+# a store of this schema whose token cache names each row's tokenizer version in full, as
+# before the versions were numbered (the last migration)
+NAMED_TOKEN_VERSIONS = (
+    "CREATE TABLE token_cache_named (entry_id TEXT PRIMARY KEY REFERENCES entries(id) "
+    "ON DELETE CASCADE, content_hash TEXT NOT NULL, tokenizer_version TEXT NOT NULL, "
+    "tokens BLOB NOT NULL);"
+    "INSERT INTO token_cache_named(rowid, entry_id, content_hash, tokenizer_version, tokens) "
+    "SELECT c.rowid, c.entry_id, c.content_hash, v.version, c.tokens FROM token_cache c "
+    "JOIN token_versions v ON v.id = c.version_id ORDER BY c.rowid;"
+    "DROP TABLE token_cache; ALTER TABLE token_cache_named RENAME TO token_cache;"
+    "DROP TABLE token_versions;"
+)
+# ... and without its topics' counts of also rows
+WITHOUT_ALSO_SIZES = NAMED_TOKEN_VERSIONS + (
     "DROP TRIGGER topic_also_counted; DROP TRIGGER topic_also_uncounted;"
     "DROP TRIGGER topic_also_recounted; ALTER TABLE topics DROP COLUMN also_size;"
 )
