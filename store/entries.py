@@ -13,21 +13,27 @@ from . import content as _content
 from .bounds import QUERY_MAX_CHARS, QUERY_MAX_WORDS, BoundError, check_query
 from .connection import Database
 from .models import ENTRY_COLUMNS, Content, Entry
+from .origins import ORIGIN_FILE, ORIGIN_ID, add_paths
 from .schema import NEWEST_FIRST
 from .text import entry_text
 
 _T = TypeVar("_T")
 
-COLUMNS = ", ".join(ENTRY_COLUMNS)
+# ENTRY_COLUMNS as a query reads them (the origin file is a number into origin_files)
+COLUMNS = ", ".join(ORIGIN_FILE if c == "origin_file" else c for c in ENTRY_COLUMNS)
 # OR IGNORE: an id already stored (the same content) is left as it is
 INSERT_ENTRY = (
-    f"INSERT OR IGNORE INTO entries({COLUMNS}, imported_at) "
-    f"VALUES ({', '.join('?' * (len(ENTRY_COLUMNS) + 1))})"
+    "INSERT OR IGNORE INTO entries("
+    + ", ".join("origin_id" if c == "origin_file" else c for c in ENTRY_COLUMNS)
+    + ", imported_at) VALUES ("
+    + ", ".join(ORIGIN_ID if c == "origin_file" else "?" for c in ENTRY_COLUMNS)
+    + ", ?)"
 )
 
 
 def insert(conn: sqlite3.Connection, entry: Entry, now: float) -> bool:
     """Add one entry inside the caller's write transaction; False if its id was known."""
+    add_paths(conn, [entry.origin_file])
     return conn.execute(INSERT_ENTRY, entry.to_row(now)).rowcount > 0
 
 
@@ -61,6 +67,7 @@ def add(
                 present.add(e.id)
                 new.append(e.id)
                 rows.append(e.to_row(now))
+            add_paths(conn, [e.origin_file for e in batch])
             conn.executemany(INSERT_ENTRY, rows)
         if contents:
             _content.put_many(conn, {eid: contents[eid] for eid in new if eid in contents})

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable
 
 from .also_counts import count_also_rows
+from .origins import number_origin_files
 from .similar_rows import pack_similar_column
 from .token_ids import compact_token_cache, number_token_versions
 
@@ -384,4 +385,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     pack_similar_column,
     # 17: the token cache's rows name their tokenizer version by a number (token_versions)
     number_token_versions,
+    # 18: each entry names the file it came from by a number (origin_files, store/origins.py)
+    number_origin_files,
 )

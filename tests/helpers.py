@@ -161,9 +161,14 @@ def make_reader_store(data_dir: Path) -> Path:
 
 # --- SQL that makes a store back into an older schema, for the migrations' tests -----------
 
-# a store of this schema whose token cache names each row's tokenizer version in full, as
-# before the versions were numbered (the last migration)
-NAMED_TOKEN_VERSIONS = (
+# a store of this schema whose entries and token cache name each row's file and tokenizer
+# version in full, as before they were numbered (the last two migrations; the entries'
+# origin_file column comes back last)
+NAMED_ORIGINS_AND_VERSIONS = (
+    "ALTER TABLE entries ADD COLUMN origin_file TEXT NOT NULL DEFAULT '';"
+    "UPDATE entries SET origin_file = "
+    "coalesce((SELECT path FROM origin_files WHERE id = origin_id), '');"
+    "ALTER TABLE entries DROP COLUMN origin_id; DROP TABLE origin_files;"
     "CREATE TABLE token_cache_named (entry_id TEXT PRIMARY KEY REFERENCES entries(id) "
     "ON DELETE CASCADE, content_hash TEXT NOT NULL, tokenizer_version TEXT NOT NULL, "
     "tokens BLOB NOT NULL);"
@@ -174,7 +179,7 @@ NAMED_TOKEN_VERSIONS = (
     "DROP TABLE token_versions;"
 )
 # ... and without its topics' counts of also rows
-WITHOUT_ALSO_SIZES = NAMED_TOKEN_VERSIONS + (
+WITHOUT_ALSO_SIZES = NAMED_ORIGINS_AND_VERSIONS + (
     "DROP TRIGGER topic_also_counted; DROP TRIGGER topic_also_uncounted;"
     "DROP TRIGGER topic_also_recounted; ALTER TABLE topics DROP COLUMN also_size;"
 )

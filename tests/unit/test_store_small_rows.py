@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import DIGEST, NAMED_TOKEN_VERSIONS, dump_store, integrity
+from helpers import DIGEST, LISTING, NAMED_ORIGINS_AND_VERSIONS, dump_store, integrity
 from topiclens.store import Store, Topic
 from topiclens.store.corrections import Plan
 from topiclens.store.importer import import_file
@@ -86,7 +86,7 @@ def test_a_store_of_the_schema_before_reads_the_same_after_the_upgrade(tmp_path:
         v1, v2 = _tokens(store, "v1"), _tokens(store, "v2")
     want = dump_store(db)
     conn = sqlite3.connect(db)  # as the schema before wrote it: JSON, versions in full
-    conn.executescript(NAMED_TOKEN_VERSIONS)
+    conn.executescript(NAMED_ORIGINS_AND_VERSIONS)
     conn.executemany(
         "UPDATE topic_assignments SET similar = ? WHERE entry_id = ?",
         [(orjson.dumps(near[eid]).decode(), eid) for eid in ids],
@@ -140,7 +140,7 @@ def test_a_correction_logged_before_the_upgrade_undoes_into_packed_rows(tmp_path
     with Store.open_dir(tmp_path) as store:
         _move(store, moved)  # its log holds JSON, as the schema before's did
     conn = sqlite3.connect(db)
-    conn.executescript(NAMED_TOKEN_VERSIONS)
+    conn.executescript(NAMED_ORIGINS_AND_VERSIONS)
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(pack_similar_column)}")
     conn.commit()
     conn.close()
@@ -159,3 +159,34 @@ def test_a_deleted_entry_comes_back_with_its_similar_entries(tmp_path: Path):
         assert store.restore_last_deleted() is not None
         assert store.similar(ids[3]) == near[ids[3]]
         assert store.query("SELECT * FROM topic_assignments WHERE entry_id = ?", (ids[3],)) == row
+
+
+def test_an_upgraded_store_keeps_every_entrys_file_and_its_trash_too(tmp_path: Path):
+    ids, near = _clustered(tmp_path)
+    db = tmp_path / "topiclens.db"
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, LISTING)  # a second file
+        files = {e.id: e.origin_file for e in store.entries()}
+        store.delete_entry(ids[5])
+    assert set(files.values()) == {str(DIGEST), str(LISTING)}
+    conn = sqlite3.connect(db)  # as the schema before wrote it: paths in full
+    conn.executescript(NAMED_ORIGINS_AND_VERSIONS)
+    ((trash_id, rows),) = conn.execute("SELECT id, rows FROM trash").fetchall()
+    doc = orjson.loads(rows)
+    columns = doc["entry"]["columns"]
+    at = columns.index("origin_id")
+    columns[at] = "origin_file"
+    doc["entry"]["rows"][0][at] = files[ids[5]]
+    conn.execute("UPDATE trash SET rows = ? WHERE id = ?", (orjson.dumps(doc).decode(), trash_id))
+    conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(pack_similar_column)}")
+    conn.commit()
+    conn.close()
+    with Store.open_dir(tmp_path) as store:
+        assert store.restore_last_deleted() is not None
+        assert {e.id: e.origin_file for e in store.entries()} == files
+        assert store.similar(ids[5]) == near[ids[5]]
+        paths = store.query("SELECT path FROM origin_files ORDER BY id")
+        assert paths == [(str(DIGEST),), (str(LISTING),)]
+        import_file(store, LISTING)  # a file imported again is numbered once
+        assert store.query("SELECT count(*) FROM origin_files")[0][0] == 2
+    assert integrity(db) == "ok"
