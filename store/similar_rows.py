@@ -19,7 +19,6 @@ EMPTY = "[]"  # the column's default: no similar entries
 ID_BYTES = 8
 ROW_BYTES = ID_BYTES + 4
 MICRO = 1e6
-_LIMIT = 2**31  # millionths a signed 32-bit integer holds
 
 Similar = list[tuple[str, float]]  # (entry id, cosine), best first
 
@@ -28,23 +27,23 @@ def stored(near: Sequence[tuple[str, float]] | None) -> str | bytes:
     """The column's value for ``near``, best first: (entry id, cosine)."""
     if not near:
         return EMPTY
-    ids = "".join([other for other, _ in near])
-    scores = [score for _, score in near]
+    ids, scores = zip(*near, strict=True)
+    hexes = "".join(ids)
     micro = [round(score * MICRO) for score in scores]
     try:
-        raw = bytes.fromhex(ids)
-    except ValueError:
-        raw = b""
-    exact = (
-        len(raw) == ID_BYTES * len(near)
-        and raw.hex() == ids  # (fromhex also takes capitals and spaces)
-        and [m / MICRO for m in micro] == scores
-        and min(micro) >= -_LIMIT
-        and max(micro) < _LIMIT
-    )
-    if not exact:
-        return orjson.dumps([[other, score] for other, score in near]).decode()
-    return raw + struct.pack(f"<{len(micro)}i", *micro)
+        raw = bytes.fromhex(hexes)
+        cosines = struct.pack(f"<{len(micro)}i", *micro)  # (struct.error: beyond 32 bits)
+    except (ValueError, struct.error):
+        return _json(near)
+    # fromhex also takes capitals and spaces; a cosine finer than a millionth is not exact
+    exact = len(raw) == ID_BYTES * len(micro) and raw.hex() == hexes
+    if exact and tuple([m / MICRO for m in micro]) == scores:
+        return raw + cosines
+    return _json(near)
+
+
+def _json(near: Sequence[tuple[str, float]]) -> str:
+    return orjson.dumps([[other, score] for other, score in near]).decode()
 
 
 def read(value: str | bytes) -> Similar:
