@@ -298,7 +298,10 @@ def model(db: Database) -> tuple[str, bytes] | None:
 
 
 def put_model(conn: sqlite3.Connection, version: str, blob: bytes) -> None:
+    # the old model deleted first: its pages then take the new one (a replace writes the
+    # new one before it frees the old, which leaves the model's size in free pages)
+    conn.execute("DELETE FROM topic_model")
     conn.execute(
-        "INSERT OR REPLACE INTO topic_model(id, version, created_at, model) VALUES (1, ?, ?, ?)",
+        "INSERT INTO topic_model(id, version, created_at, model) VALUES (1, ?, ?, ?)",
         (version, time.time(), blob),
     )

@@ -190,3 +190,16 @@ def test_an_upgraded_store_keeps_every_entrys_file_and_its_trash_too(tmp_path: P
         import_file(store, LISTING)  # a file imported again is numbered once
         assert store.query("SELECT count(*) FROM origin_files")[0][0] == 2
     assert integrity(db) == "ok"
+
+
+def test_a_new_model_takes_the_pages_of_the_one_it_replaces(tmp_path: Path):
+    with Store.open_dir(tmp_path) as store:
+        import_file(store, DIGEST)
+        ids = store.entry_ids()
+        topics = [Topic(1, "All", [("kv", 1.0)], len(ids))]
+        for n in range(3):  # a model of 2 MiB, three times
+            model = ("v1", bytes([n]) * (2 << 20))
+            store.replace_topics(topics, {eid: (1, 0.5, []) for eid in ids}, model=model)
+        assert store.topic_model() == model
+        free = store.query("PRAGMA freelist_count")[0][0] * store.query("PRAGMA page_size")[0][0]
+        assert free < 1 << 20, free
