@@ -33,6 +33,8 @@ INSERT_ENTRY = (
 
 def insert(conn: sqlite3.Connection, entry: Entry, now: float) -> bool:
     """Add one entry inside the caller's write transaction; False if its id was known."""
+    if conn.execute("SELECT 1 FROM entries WHERE id = ?", (entry.id,)).fetchone():
+        return False
     add_paths(conn, [entry.origin_file])
     return conn.execute(INSERT_ENTRY, entry.to_row(now)).rowcount > 0
 
@@ -59,7 +61,7 @@ def add(
                     f"SELECT id FROM entries WHERE id IN ({marks})", [e.id for e in batch]
                 )
             }
-            rows = []
+            rows, paths = [], set()
             for e in batch:
                 if e.id in present:  # in the store, or earlier in this batch
                     known += 1
@@ -67,7 +69,8 @@ def add(
                 present.add(e.id)
                 new.append(e.id)
                 rows.append(e.to_row(now))
-            add_paths(conn, [e.origin_file for e in batch])
+                paths.add(e.origin_file)
+            add_paths(conn, paths)  # (only a new entry's: a file of known entries adds none)
             conn.executemany(INSERT_ENTRY, rows)
         if contents:
             _content.put_many(conn, {eid: contents[eid] for eid in new if eid in contents})
