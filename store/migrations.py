@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable
 
 from .also_counts import count_also_rows
+from .keyed_assignments import KEY_ASSIGNMENTS_BY_ENTRY
 from .origins import number_origin_files
 from .similar_rows import pack_similar_column
 from .token_ids import compact_token_cache, number_token_versions
@@ -387,4 +388,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     number_token_versions,
     # 18: each entry names the file it came from by a number (origin_files, store/origins.py)
     number_origin_files,
+    # 19: the assignments keyed by their entry id without a rowid (store/keyed_assignments.py)
+    KEY_ASSIGNMENTS_BY_ENTRY,
 )

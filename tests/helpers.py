@@ -161,10 +161,19 @@ def make_reader_store(data_dir: Path) -> Path:
 
 # --- SQL that makes a store back into an older schema, for the migrations' tests -----------
 
-# a store of this schema whose entries and token cache name each row's file and tokenizer
-# version in full, as before they were numbered (the last two migrations; the entries'
-# origin_file column comes back last)
-NAMED_ORIGINS_AND_VERSIONS = (
+# a store of this schema as the schema before its smaller rows left it: its assignments in
+# a rowid table, its entries and token cache naming each row's file and tokenizer version in
+# full (the last three migrations; the entries' origin_file column comes back last; the
+# similar entries stay packed, which the packing migration reads as well as JSON)
+BEFORE_SMALLER_ROWS = (
+    "CREATE TABLE topic_assignments_rowid (entry_id TEXT PRIMARY KEY REFERENCES entries(id) "
+    "ON DELETE CASCADE, topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE, "
+    "score REAL NOT NULL DEFAULT 0, terms TEXT NOT NULL DEFAULT '[]', "
+    "similar TEXT NOT NULL DEFAULT '[]');"
+    "INSERT INTO topic_assignments_rowid SELECT * FROM topic_assignments;"
+    "DROP TABLE topic_assignments;"
+    "ALTER TABLE topic_assignments_rowid RENAME TO topic_assignments;"
+    "CREATE INDEX topic_assignments_topic_entry ON topic_assignments(topic_id, entry_id);"
     "ALTER TABLE entries ADD COLUMN origin_file TEXT NOT NULL DEFAULT '';"
     "UPDATE entries SET origin_file = "
     "coalesce((SELECT path FROM origin_files WHERE id = origin_id), '');"
@@ -179,7 +188,7 @@ NAMED_ORIGINS_AND_VERSIONS = (
     "DROP TABLE token_versions;"
 )
 # ... and without its topics' counts of also rows
-WITHOUT_ALSO_SIZES = NAMED_ORIGINS_AND_VERSIONS + (
+WITHOUT_ALSO_SIZES = BEFORE_SMALLER_ROWS + (
     "DROP TRIGGER topic_also_counted; DROP TRIGGER topic_also_uncounted;"
     "DROP TRIGGER topic_also_recounted; ALTER TABLE topics DROP COLUMN also_size;"
 )

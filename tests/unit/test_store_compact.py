@@ -10,7 +10,7 @@ from array import array
 from pathlib import Path
 
 import pytest
-from helpers import DIGEST, LISTING, NAMED_ORIGINS_AND_VERSIONS, dump_store, integrity
+from helpers import BEFORE_SMALLER_ROWS, DIGEST, LISTING, dump_store, integrity
 from topiclens.cli import main
 from topiclens.clustering.token_cache import entry_token_ids
 from topiclens.store import Store, StoreError
@@ -91,7 +91,7 @@ def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
     old = tmp_path / "old"
     shutil.copytree(bundled_home, old)
     conn = sqlite3.connect(old / "topiclens.db")  # the cache as the schema before wrote it
-    conn.executescript(NAMED_ORIGINS_AND_VERSIONS)
+    conn.executescript(BEFORE_SMALLER_ROWS)
     rows = conn.execute("SELECT rowid, tokens FROM token_cache").fetchall()
     wide = unpack([blob for _, blob in rows])
     conn.executemany(

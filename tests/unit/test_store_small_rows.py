@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import DIGEST, LISTING, NAMED_ORIGINS_AND_VERSIONS, dump_store, integrity
+from helpers import BEFORE_SMALLER_ROWS, DIGEST, LISTING, dump_store, integrity
 from topiclens.store import Store, Topic
 from topiclens.store.corrections import Plan
 from topiclens.store.importer import import_file
@@ -86,7 +86,7 @@ def test_a_store_of_the_schema_before_reads_the_same_after_the_upgrade(tmp_path:
         v1, v2 = _tokens(store, "v1"), _tokens(store, "v2")
     want = dump_store(db)
     conn = sqlite3.connect(db)  # as the schema before wrote it: JSON, versions in full
-    conn.executescript(NAMED_ORIGINS_AND_VERSIONS)
+    conn.executescript(BEFORE_SMALLER_ROWS)
     conn.executemany(
         "UPDATE topic_assignments SET similar = ? WHERE entry_id = ?",
         [(orjson.dumps(near[eid]).decode(), eid) for eid in ids],
@@ -98,6 +98,11 @@ def test_a_store_of_the_schema_before_reads_the_same_after_the_upgrade(tmp_path:
         assert all(store.similar(eid) == near[eid] for eid in ids)
         assert (_tokens(store, "v1"), _tokens(store, "v2")) == (v1, v2)
     assert dump_store(db) == want  # every row as a new store writes it
+    conn = sqlite3.connect(db)  # the assignments are their own key index
+    indexes = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert "sqlite_autoindex_topic_assignments_1" not in indexes
+    assert "topic_assignments_topic_entry" in indexes
     assert integrity(db) == "ok"
 
 
@@ -140,7 +145,7 @@ def test_a_correction_logged_before_the_upgrade_undoes_into_packed_rows(tmp_path
     with Store.open_dir(tmp_path) as store:
         _move(store, moved)  # its log holds JSON, as the schema before's did
     conn = sqlite3.connect(db)
-    conn.executescript(NAMED_ORIGINS_AND_VERSIONS)
+    conn.executescript(BEFORE_SMALLER_ROWS)
     conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(pack_similar_column)}")
     conn.commit()
     conn.close()
@@ -170,7 +175,7 @@ def test_an_upgraded_store_keeps_every_entrys_file_and_its_trash_too(tmp_path: P
         store.delete_entry(ids[5])
     assert set(files.values()) == {str(DIGEST), str(LISTING)}
     conn = sqlite3.connect(db)  # as the schema before wrote it: paths in full
-    conn.executescript(NAMED_ORIGINS_AND_VERSIONS)
+    conn.executescript(BEFORE_SMALLER_ROWS)
     ((trash_id, rows),) = conn.execute("SELECT id, rows FROM trash").fetchall()
     doc = orjson.loads(rows)
     columns = doc["entry"]["columns"]
