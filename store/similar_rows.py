@@ -20,7 +20,7 @@ ID_BYTES = 8
 ROW_BYTES = ID_BYTES + 4
 MICRO = 1e6
 
-Similar = list[tuple[str, float]]  # (entry id, cosine), best first
+Neighbours = list[tuple[str, float]]  # (entry id, cosine), best first
 
 
 def stored(near: Sequence[tuple[str, float]] | None) -> str | bytes:
@@ -46,7 +46,7 @@ def _json(near: Sequence[tuple[str, float]]) -> str:
     return orjson.dumps([[other, score] for other, score in near]).decode()
 
 
-def read(value: str | bytes) -> Similar:
+def read(value: str | bytes) -> Neighbours:
     """The similar entries a column value holds, best first: (entry id, cosine)."""
     if isinstance(value, str):
         return [(other, score) for other, score in orjson.loads(value)]
