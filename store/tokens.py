@@ -54,8 +54,9 @@ class TokenCache:
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             rows = self._db.query(
-                "SELECT entry_id, content_hash, tokens FROM token_cache WHERE "
-                f"tokenizer_version = ? AND entry_id IN ({','.join('?' * len(chunk))})",
+                "SELECT entry_id, content_hash, tokens FROM token_cache WHERE version_id = "
+                "(SELECT id FROM token_versions WHERE version = ?) AND "
+                f"entry_id IN ({','.join('?' * len(chunk))})",
                 (version, *chunk),
             )
             for (eid, digest, _), tids in zip(rows, unpack([r[2] for r in rows]), strict=True):
