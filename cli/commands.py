@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -82,6 +83,7 @@ def _counts(report: Any) -> str:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from ..store.compact import large_pages_for_import
     from ..store.importer import import_file
     from ..store.models import ImportReport
 
@@ -90,6 +92,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     total = ImportReport()
     shown = 0
     with open_store(args) as store:
+        large_pages_for_import(store, sum(_file_size(p) for p in args.paths))
         for path in args.paths:
             report = import_file(store, path, **options)
             total.add(report)
@@ -104,6 +107,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     if len(args.paths) > 1:
         out(f"total: {_counts(total)}")
     return 1 if total.rejected else 0
+
+
+def _file_size(path: str) -> int:
+    """The size of the file at ``path`` (0: standard input, or no such file)."""
+    try:
+        return os.path.getsize(path) if path != "-" else 0
+    except OSError:
+        return 0
 
 
 def _place_unassigned(store: Any) -> None:

@@ -55,3 +55,19 @@ def compact(db: Database, page_size: int | None = None) -> tuple[int, int]:
 
     db.read(rewrite)
     return before, os.path.getsize(db.path)
+
+
+def large_pages_for_import(db: Database, incoming: int) -> bool:
+    """Before an import of ``incoming`` bytes of files: a store with no entry yet that the
+    import will make large is rewritten in large pages now, while its tables are empty and
+    that costs nothing (later it takes a ``compact``). Whether it was; a store another
+    process has open is left as it is."""
+    if incoming < LARGE_STORE or db.query("PRAGMA page_size")[0][0] >= LARGE_PAGE:
+        return False
+    if db.query("SELECT 1 FROM entries LIMIT 1"):
+        return False
+    try:
+        compact(db, LARGE_PAGE)
+    except StoreError:  # open elsewhere: the import goes ahead in small pages
+        return False
+    return True

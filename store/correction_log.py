@@ -12,6 +12,7 @@ import orjson
 from .connection import Database
 from .deleting import set_trashed_pin
 from .schema import GENERATION, TOPIC_LIST_FILL
+from .similar_rows import as_json, repacked
 from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW
 
 FitNames = Mapping[int, tuple[str, bool]]  # topic id -> the clustering's name, mixed mark
@@ -52,8 +53,8 @@ def snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, A
         topics[str(row[0])] = list(row)
     assign: dict[str, Any] = dict.fromkeys(entry_ids)
     sql = "SELECT entry_id, topic_id, score, terms, similar FROM topic_assignments "
-    for row in rows(conn, sql + "WHERE entry_id IN ({})", entry_ids):
-        assign[row[0]] = list(row[1:])
+    for eid, tid, score, terms, near in rows(conn, sql + "WHERE entry_id IN ({})", entry_ids):
+        assign[eid] = [tid, score, terms, as_json(near)]  # (the log is JSON)
     corr: dict[str, Any] = {str(t): None for t in topic_ids}
     sql = f"SELECT {CORRECTION_ROW} FROM topic_corrections WHERE topic_id IN ({{}})"
     for row in rows(conn, sql, topic_ids):
@@ -66,6 +67,13 @@ def snapshot(conn: Any, topic_ids: set[int], entry_ids: set[str]) -> dict[str, A
     also = {tuple(r) for r in rows(conn, sql + "entry_id IN ({})", entry_ids)}
     also |= {tuple(r) for r in rows(conn, sql + "topic_id IN ({})", topic_ids)}
     return {"topics": topics, "assign": assign, "corr": corr, "pins": pins, "also": sorted(also)}
+
+
+def assignment_row(entry_id: str, value: Sequence[Any]) -> tuple[Any, ...]:
+    """``INSERT_ASSIGNMENT``'s values for a snapshot's assignment (topic id, score,
+    terms, similar entries as JSON), the similar entries packed again as stored."""
+    tid, score, terms, near = value
+    return entry_id, tid, score, terms, repacked(near)
 
 
 class CorrectionsChanged(RuntimeError):
@@ -217,7 +225,7 @@ def _show_unhidden(conn: Any, before: dict[str, Any], hidden: set[int]) -> bool:
             "SELECT topic_id FROM topic_assignments WHERE entry_id = ?", (eid,)
         ).fetchone()
         touched |= {now[0]} if now else set()
-        conn.execute(INSERT_ASSIGNMENT, (eid, *value))
+        conn.execute(INSERT_ASSIGNMENT, assignment_row(eid, value))
     relist(conn, before["assign"])
     resize(conn, touched)
     return True
@@ -240,7 +248,7 @@ def _restore_topics(conn: Any, before: dict[str, Any]) -> None:
         if value is None:
             conn.execute("DELETE FROM topic_assignments WHERE entry_id = ?", (eid,))
         elif eid in known:
-            conn.execute(INSERT_ASSIGNMENT, (eid, *value))
+            conn.execute(INSERT_ASSIGNMENT, assignment_row(eid, value))
     topic_ids = [int(t) for t in before["topics"]]
     gone = [t for t in topic_ids if before["topics"][str(t)] is None]
     conn.executemany("DELETE FROM topics WHERE id = ?", [(t,) for t in gone])

@@ -39,6 +39,7 @@ from .correction_log import (
 )
 from .models import Problem, Topic
 from .reading import BOM
+from .similar_rows import repacked
 from .topics import INSERT_ASSIGNMENT, TOPIC_MARKS, TOPIC_ROW, Assignments, topic_values
 
 LOG_KEPT = 200  # corrections undo can walk back
@@ -252,7 +253,8 @@ def apply(db: Database, plan: Plan) -> None:
         for eid, a in before["assign"].items():
             if a is not None and eid in plan.assign:
                 conn.execute(
-                    "UPDATE topic_assignments SET similar = ? WHERE entry_id = ?", (a[3], eid)
+                    "UPDATE topic_assignments SET similar = ? WHERE entry_id = ?",
+                    (repacked(a[3]), eid),
                 )
         relist(conn, plan.assign)
         for tid in plan.drop_topics:

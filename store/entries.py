@@ -13,21 +13,29 @@ from . import content as _content
 from .bounds import QUERY_MAX_CHARS, QUERY_MAX_WORDS, BoundError, check_query
 from .connection import Database
 from .models import ENTRY_COLUMNS, Content, Entry
+from .origins import ORIGIN_FILE, ORIGIN_ID, add_paths
 from .schema import NEWEST_FIRST
 from .text import entry_text
 
 _T = TypeVar("_T")
 
-COLUMNS = ", ".join(ENTRY_COLUMNS)
+# ENTRY_COLUMNS as a query reads them (the origin file is a number into origin_files)
+COLUMNS = ", ".join(ORIGIN_FILE if c == "origin_file" else c for c in ENTRY_COLUMNS)
 # OR IGNORE: an id already stored (the same content) is left as it is
 INSERT_ENTRY = (
-    f"INSERT OR IGNORE INTO entries({COLUMNS}, imported_at) "
-    f"VALUES ({', '.join('?' * (len(ENTRY_COLUMNS) + 1))})"
+    "INSERT OR IGNORE INTO entries("
+    + ", ".join("origin_id" if c == "origin_file" else c for c in ENTRY_COLUMNS)
+    + ", imported_at) VALUES ("
+    + ", ".join(ORIGIN_ID if c == "origin_file" else "?" for c in ENTRY_COLUMNS)
+    + ", ?)"
 )
 
 
 def insert(conn: sqlite3.Connection, entry: Entry, now: float) -> bool:
     """Add one entry inside the caller's write transaction; False if its id was known."""
+    if conn.execute("SELECT 1 FROM entries WHERE id = ?", (entry.id,)).fetchone():
+        return False
+    add_paths(conn, [entry.origin_file])
     return conn.execute(INSERT_ENTRY, entry.to_row(now)).rowcount > 0
 
 
@@ -53,7 +61,7 @@ def add(
                     f"SELECT id FROM entries WHERE id IN ({marks})", [e.id for e in batch]
                 )
             }
-            rows = []
+            rows, paths = [], set()
             for e in batch:
                 if e.id in present:  # in the store, or earlier in this batch
                     known += 1
@@ -61,6 +69,8 @@ def add(
                 present.add(e.id)
                 new.append(e.id)
                 rows.append(e.to_row(now))
+                paths.add(e.origin_file)
+            add_paths(conn, paths)  # (only a new entry's: a file of known entries adds none)
             conn.executemany(INSERT_ENTRY, rows)
         if contents:
             _content.put_many(conn, {eid: contents[eid] for eid in new if eid in contents})

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from . import content as _content
 from .entries import INSERT_ENTRY
 from .models import ISO_TIME, Content, Entry, ParseResult, Problem
+from .origins import add_paths
 from .schema import TOPIC_LIST_FILL
 from .text import detect_language, normalise
 from .topics import ALSO_LIST_FILL
@@ -206,6 +207,7 @@ def _insert(conn: sqlite3.Connection, items: Sequence[FeedItem], now: float) -> 
         rows.append(e.to_row(now))
         if it.content.text or it.content.html:
             contents.append(_content_row(e.id, it))
+    add_paths(conn, [it.entry.origin_file for it in items])
     conn.executemany(INSERT_ENTRY, rows)
     _content.put(conn, contents)
     return ids

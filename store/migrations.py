@@ -7,7 +7,10 @@ import sqlite3
 from collections.abc import Callable
 
 from .also_counts import count_also_rows
-from .token_ids import compact_token_cache
+from .keyed_assignments import KEY_ASSIGNMENTS_BY_ENTRY
+from .origins import number_origin_files
+from .similar_rows import pack_similar_column
+from .token_ids import compact_token_cache, number_token_versions
 
 # The order of every list of entries the reader shows: newest first, undated last, then
 # in import order. ``topic_list`` keeps each topic's entries in it (its primary key).
@@ -378,4 +381,13 @@ MIGRATIONS: tuple[Migration, ...] = (
     "DROP INDEX IF EXISTS entries_row;",
     # 15: each topic's count of its also rows, kept by triggers (store/also_counts.py)
     count_also_rows,
+    # 16: each entry's similar entries packed, 12 bytes each where JSON took about 30
+    # (store/similar_rows.py)
+    pack_similar_column,
+    # 17: the token cache's rows name their tokenizer version by a number (token_versions)
+    number_token_versions,
+    # 18: each entry names the file it came from by a number (origin_files, store/origins.py)
+    number_origin_files,
+    # 19: the assignments keyed by their entry id without a rowid (store/keyed_assignments.py)
+    KEY_ASSIGNMENTS_BY_ENTRY,
 )

@@ -82,6 +82,11 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
                     conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {target}")
         conn.execute("COMMIT")
+    if version < SCHEMA_VERSION:
+        # the migrations' pages into the store, and the WAL emptied: a new store's tables
+        # are otherwise written twice until the first checkpoint (half a MiB), an old
+        # store's rewritten tables as large as themselves
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def statements(script: str) -> list[str]:

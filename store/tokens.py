@@ -39,8 +39,9 @@ class TokenCache:
         last = 0
         while True:
             rows = self._db.query(
-                "SELECT rowid, entry_id, content_hash, tokens FROM token_cache "
-                "WHERE tokenizer_version = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                "SELECT rowid, entry_id, content_hash, tokens FROM token_cache WHERE version_id = "
+                "(SELECT id FROM token_versions WHERE version = ?) AND rowid > ? "
+                "ORDER BY rowid LIMIT ?",
                 (version, last, batch),
             )
             if not rows:
@@ -53,8 +54,9 @@ class TokenCache:
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             rows = self._db.query(
-                "SELECT entry_id, content_hash, tokens FROM token_cache WHERE "
-                f"tokenizer_version = ? AND entry_id IN ({','.join('?' * len(chunk))})",
+                "SELECT entry_id, content_hash, tokens FROM token_cache WHERE version_id = "
+                "(SELECT id FROM token_versions WHERE version = ?) AND "
+                f"entry_id IN ({','.join('?' * len(chunk))})",
                 (version, *chunk),
             )
             for (eid, digest, _), tids in zip(rows, unpack([r[2] for r in rows]), strict=True):
@@ -87,6 +89,7 @@ class TokenCache:
             with self._db.write() as conn:
                 self._read(conn)  # ids others gave out since
                 index, tokens = self._token_ids, self._tokens
+                versions = _version_ids(conn, {version for _, _, version, _ in rows})
                 out = []
                 for eid, digest, version, toks in rows:
                     ids = list(map(index.get, toks))
@@ -100,11 +103,11 @@ class TokenCache:
                                     fresh.append((tid, t))
                                 ids[i] = tid
                     blobs.append(array("I", ids).tobytes())
-                    out.append((eid, digest, version, pack(ids)))
+                    out.append((eid, digest, versions[version], pack(ids)))
                 conn.executemany("INSERT INTO token_vocab(id, token) VALUES (?, ?)", fresh)
                 conn.executemany(
                     "INSERT OR REPLACE INTO token_cache"
-                    "(entry_id, content_hash, tokenizer_version, tokens) VALUES (?,?,?,?)",
+                    "(entry_id, content_hash, version_id, tokens) VALUES (?,?,?,?)",
                     out,
                 )
         except BaseException:
@@ -115,3 +118,15 @@ class TokenCache:
                 del self._tokens[len(self._tokens) - len(fresh) :]
             raise
         return blobs
+
+
+def _version_ids(conn: sqlite3.Connection, versions: set[str]) -> dict[str, int]:
+    """The number each tokenizer version is stored as (``token_versions``), a version new
+    to the store numbered in the caller's transaction."""
+    conn.executemany(
+        "INSERT OR IGNORE INTO token_versions(version) VALUES (?)", [(v,) for v in versions]
+    )
+    return {
+        v: conn.execute("SELECT id FROM token_versions WHERE version = ?", (v,)).fetchone()[0]
+        for v in versions
+    }

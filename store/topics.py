@@ -16,6 +16,8 @@ from .bounds import check_name
 from .connection import Database
 from .models import Assignment, Topic
 from .schema import TOPIC_LIST_FILL, TOPIC_LIST_ORDER
+from .similar_rows import read as read_similar
+from .similar_rows import stored as stored_similar
 
 INSERT_ASSIGNMENT = (
     "INSERT OR REPLACE INTO topic_assignments(entry_id, topic_id, score, terms, similar) "
@@ -67,18 +69,12 @@ def topic_values(t: Topic, now: float) -> tuple[object, ...]:
 
 def _assignment_rows(
     assignments: Assignments, similar: Similar
-) -> Iterator[tuple[str, int, float, str, str]]:
-    """``INSERT_ASSIGNMENT`` values: (entry id, topic id, score, terms, similar entries)."""
+) -> Iterator[tuple[str, int, float, str, str | bytes]]:
+    """``INSERT_ASSIGNMENT`` values: (entry id, topic id, score, terms, similar entries
+    packed as :mod:`.similar_rows` keeps them)."""
     dumps = orjson.dumps
     for eid, (tid, score, terms) in assignments.items():
-        near = similar.get(eid)
-        yield (
-            eid,
-            tid,
-            float(score),
-            dumps(terms).decode(),
-            dumps(near).decode() if near else "[]",
-        )
+        yield eid, tid, float(score), dumps(terms).decode(), stored_similar(similar.get(eid))
 
 
 def _topic(row: tuple[int, str, str, int, int, str | None, float | None, int]) -> Topic:
@@ -171,7 +167,7 @@ def bookmark_topic_ids(db: Database) -> dict[str, int]:
 def similar(db: Database, entry_id: str) -> list[tuple[str, float]]:
     """The entry's most similar entries, best first: (entry id, cosine)."""
     rows = db.query("SELECT similar FROM topic_assignments WHERE entry_id = ?", (entry_id,))
-    return [(other, score) for other, score in orjson.loads(rows[0][0])] if rows else []
+    return read_similar(rows[0][0]) if rows else []
 
 
 def replace(
@@ -194,8 +190,8 @@ def replace(
             raise CorrectionsChanged("corrections were made while the topics were grouped")
         if near is None:  # keep each entry's similar entries as they are
             near = {
-                eid: orjson.loads(blob)
-                for eid, blob in conn.execute(
+                eid: read_similar(value)
+                for eid, value in conn.execute(
                     "SELECT entry_id, similar FROM topic_assignments WHERE similar != '[]'"
                 )
             }
@@ -302,7 +298,10 @@ def model(db: Database) -> tuple[str, bytes] | None:
 
 
 def put_model(conn: sqlite3.Connection, version: str, blob: bytes) -> None:
+    # the old model deleted first: its pages then take the new one (a replace writes the
+    # new one before it frees the old, which leaves the model's size in free pages)
+    conn.execute("DELETE FROM topic_model")
     conn.execute(
-        "INSERT OR REPLACE INTO topic_model(id, version, created_at, model) VALUES (1, ?, ?, ?)",
+        "INSERT INTO topic_model(id, version, created_at, model) VALUES (1, ?, ?, ?)",
         (version, time.time(), blob),
     )

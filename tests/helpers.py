@@ -161,8 +161,34 @@ def make_reader_store(data_dir: Path) -> Path:
 
 # --- SQL that makes a store back into an older schema, for the migrations' tests -----------
 
-# a store of this schema without its topics' counts of also rows (the last migration)
-WITHOUT_ALSO_SIZES = (
+# a store of this schema as the schema before its smaller rows left it: its assignments in
+# a rowid table, its entries and token cache naming each row's file and tokenizer version in
+# full (the last three migrations; the entries' origin_file column comes back last; the
+# similar entries stay packed, which the packing migration reads as well as JSON)
+BEFORE_SMALLER_ROWS = (
+    "CREATE TABLE topic_assignments_rowid (entry_id TEXT PRIMARY KEY REFERENCES entries(id) "
+    "ON DELETE CASCADE, topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE, "
+    "score REAL NOT NULL DEFAULT 0, terms TEXT NOT NULL DEFAULT '[]', "
+    "similar TEXT NOT NULL DEFAULT '[]');"
+    "INSERT INTO topic_assignments_rowid SELECT * FROM topic_assignments;"
+    "DROP TABLE topic_assignments;"
+    "ALTER TABLE topic_assignments_rowid RENAME TO topic_assignments;"
+    "CREATE INDEX topic_assignments_topic_entry ON topic_assignments(topic_id, entry_id);"
+    "ALTER TABLE entries ADD COLUMN origin_file TEXT NOT NULL DEFAULT '';"
+    "UPDATE entries SET origin_file = "
+    "coalesce((SELECT path FROM origin_files WHERE id = origin_id), '');"
+    "ALTER TABLE entries DROP COLUMN origin_id; DROP TABLE origin_files;"
+    "CREATE TABLE token_cache_named (entry_id TEXT PRIMARY KEY REFERENCES entries(id) "
+    "ON DELETE CASCADE, content_hash TEXT NOT NULL, tokenizer_version TEXT NOT NULL, "
+    "tokens BLOB NOT NULL);"
+    "INSERT INTO token_cache_named(rowid, entry_id, content_hash, tokenizer_version, tokens) "
+    "SELECT c.rowid, c.entry_id, c.content_hash, v.version, c.tokens FROM token_cache c "
+    "JOIN token_versions v ON v.id = c.version_id ORDER BY c.rowid;"
+    "DROP TABLE token_cache; ALTER TABLE token_cache_named RENAME TO token_cache;"
+    "DROP TABLE token_versions;"
+)
+# ... and without its topics' counts of also rows
+WITHOUT_ALSO_SIZES = BEFORE_SMALLER_ROWS + (
     "DROP TRIGGER topic_also_counted; DROP TRIGGER topic_also_uncounted;"
     "DROP TRIGGER topic_also_recounted; ALTER TABLE topics DROP COLUMN also_size;"
 )

@@ -55,7 +55,7 @@ from .places import nearest
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
 from .store_read import StoreRead, read_store
-from .textual_compat import crop_frames, first_resume_styled
+from .textual_compat import crop_frames, first_resume_styled, repaint_now
 from .views import (
     DEFAULT_SORT,
     RIVER_PAGE,
@@ -314,6 +314,8 @@ class MainScreen(Screen[None]):
         self.place_changed()
         if entry_id is None or self.detail is None or self.detail.entry.id != entry_id:
             self.load_detail(entry_id)  # else shown already (rows_ready loads it)
+            # the list's cursor and its entry in one frame, not two
+            repaint_now(self.entry_list, self.detail_pane, self.similar_list)
         cursor = self.entry_list.cursor
         if cursor is not None and cursor >= len(self.entry_list.rows) - RIVER_PAGE // 5:
             self.more_river()  # near the end of the river's rows read so far: the next page
@@ -548,6 +550,8 @@ class MainScreen(Screen[None]):
             self.load_detail(current)
         if self._first_frame_shown:  # else first_frame_shown reads ahead
             self.loader.read_ahead(view, [t.id for t in self.topics])
+        # the list, its entry and the topic list's cursor in one frame, not two
+        repaint_now(self.topic_list, entries, self.detail_pane, self.similar_list)
 
     def arranged(self, found: Rows, keep: str | None) -> Rows:
         """``found`` sorted and filtered for the entry list (the entry ``keep`` stays

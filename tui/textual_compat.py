@@ -3,7 +3,7 @@ to check."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import MethodType
 from typing import Any
 
@@ -12,6 +12,7 @@ from textual.app import App
 from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -27,6 +28,39 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         view.set_reactive(ScrollView.virtual_size, size)
         view._scroll_update(size)  # private: sizes the scrollbars, which a reflow would do
         view.refresh()
+
+
+def vertical_scrollbar(widget: Widget, make: Callable[..., ScrollBar]) -> ScrollBar:
+    """``widget``'s vertical scrollbar, made by ``make`` (a ScrollBar subclass) the first
+    time it is asked for, as Textual's ``Widget.vertical_scrollbar`` makes its own.
+    Private: the widget's ``_vertical_scrollbar`` and ``App._start_widget``, as that
+    property uses them."""
+    bar = widget._vertical_scrollbar
+    if bar is None:
+        bar = make(vertical=True, name="vertical", thickness=widget.scrollbar_size_vertical)
+        bar.display = False
+        widget._vertical_scrollbar = bar
+        widget.app._start_widget(widget, bar)
+    return bar
+
+
+def repaint_now(*widgets: Widget) -> None:
+    """Ask the screen now for the repaints ``widgets`` (and their scrollbars) have waiting.
+
+    A Textual widget asks for its repaint when it is next idle, after the handler that
+    changed it has returned, and the screen draws a frame as soon as it is idle itself: a
+    key that changes a list and, through a message, the panes beside it drew the list at
+    once and the panes in the next frame, 16.7 ms later (the screen draws 60 frames a
+    second at most). Asked here, in the handler, they are in the same frame. Private: the
+    widget's ``_check_refresh``, which its idle handler calls, and its scrollbars."""
+    for widget in widgets:
+        bars = [
+            getattr(widget, name, None) for name in ("_vertical_scrollbar", "_horizontal_scrollbar")
+        ]
+        for each in (*bars, widget):
+            check = getattr(each, "_check_refresh", None)
+            if check is not None:  # (a Textual without it: the next frame, as before)
+                check()
 
 
 def set_first_theme(app: App[object], name: str) -> None:
@@ -98,14 +132,19 @@ def crop_frames(screen: Screen[Any]) -> None:
     tests each widget's clip, which is the whole screen, against the changed region), so
     a cursor move in the entry list also went through the topic list, the footer and the
     screen's background, and cut their lines into the frame's chops. Here a widget is
-    asked only when it lies in the changed rows and columns, and only for those rows. What
-    reaches the terminal is the same: the update writes the changed regions alone, and a
-    widget outside them has no cell in them. Private: the screen's compositor and its
-    ``_get_renders``, replaced on this one compositor."""
+    asked only for the rows where it covers a changed region (the regions themselves, not
+    the box around them: a frame with the topic list's cursor and the entries does not
+    draw the whole topic list). What reaches the terminal is the same: the update writes
+    the changed regions alone, and every widget with a cell in them is drawn for that row.
+    Private: the screen's compositor, its ``_get_renders`` and ``render_partial_update``
+    (which holds the changed regions), replaced on this one compositor."""
     compositor = screen._compositor
-    if not hasattr(compositor, "_get_renders") or not hasattr(compositor, "visible_widgets"):
+    needed = ("_get_renders", "visible_widgets", "render_partial_update", "_dirty_regions")
+    if not all(hasattr(compositor, name) for name in needed):
         return  # a Textual that drew otherwise: its own full frames, still correct
     compositor._get_renders = MethodType(_cropped_renders, compositor)  # type: ignore[method-assign]
+    compositor.render_partial_update = MethodType(_partial_update, compositor)  # type: ignore[method-assign]
+    compositor._frame_regions = None
 
 
 def frames_cropped(screen: Screen[Any]) -> bool:
@@ -114,22 +153,46 @@ def frames_cropped(screen: Screen[Any]) -> bool:
     return getattr(method, "__func__", None) is _cropped_renders
 
 
+def _partial_update(compositor: Any) -> Any:
+    """The compositor's ``render_partial_update``, the frame's changed regions kept for
+    :func:`_cropped_renders` while it draws."""
+    compositor._frame_regions = list(compositor._dirty_regions)
+    try:
+        return type(compositor).render_partial_update(compositor)
+    finally:
+        compositor._frame_regions = None
+
+
+def _row_spans(visible: Region, changed: list[Region]) -> list[tuple[int, int]]:
+    """The rows (top, bottom) where ``visible`` covers one of ``changed``, merged."""
+    spans = sorted(
+        (cut.y, cut.bottom) for region in changed if (cut := visible.intersection(region))
+    )
+    merged: list[tuple[int, int]] = []
+    for top, bottom in spans:
+        if merged and top <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], bottom))
+        else:
+            merged.append((top, bottom))
+    return merged
+
+
 def _cropped_renders(
     compositor: Any, crop: Region | None = None
 ) -> Iterator[tuple[Region, Region, list[Strip]]]:
     """The compositor's ``_get_renders`` (called by its ``_render_chops``): a partial
-    update's widgets, each rendered for the changed rows only."""
+    update's widgets, each rendered for the rows where it covers a changed region."""
     if not crop:  # a full frame: Textual's own
         yield from type(compositor)._get_renders(compositor, crop)
         return
+    changed = compositor._frame_regions or [crop]
     for widget, (region, clip) in compositor.visible_widgets.items():
-        # the changed rows only: the chops are cut across each row, so the columns stay
-        rows = clip.intersection(Region(clip.x, crop.y, clip.width, crop.height))
-        shown = region.intersection(rows)
-        if not crop.overlaps(shown):
-            continue
-        lines = widget.render_lines(shown.translate((-region.x, -region.y)))
-        yield region, rows, lines
+        for top, bottom in _row_spans(region.intersection(clip), changed):
+            # whole rows: the chops are cut across each row, so the columns stay
+            rows = clip.intersection(Region(clip.x, top, clip.width, bottom - top))
+            shown = region.intersection(rows)
+            lines = widget.render_lines(shown.translate((-region.x, -region.y)))
+            yield region, rows, lines
 
 
 class StyleStamp:

@@ -48,12 +48,14 @@ def _check(cli, seeded: Path, path: Path, line: int, fragment: str, kept: int) -
     assert any(m.startswith(f"error: {where}") and fragment in m for m in messages), err
     assert f"{kept} new" in out
     after = dump_store(seeded)
-    # everything that was there is there, unchanged; only the file's good entries are added
+    # everything that was there is there, unchanged; only the file's good entries are
+    # added, and the file's path when any is
     for table, rows in before.items():
         assert set(rows) <= set(after[table]), table
-        if table != "entries":
+        if table not in ("entries", "origin_files"):
             assert after[table] == rows, table
     assert len(after["entries"]) == len(before["entries"]) + kept
+    assert len(after["origin_files"]) == len(before["origin_files"]) + (kept > 0)
 
 
 def _fresh_digest(n: int) -> list[str]:

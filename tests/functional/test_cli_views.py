@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-from helpers import CliResult
+from helpers import BEFORE_SMALLER_ROWS, CliResult
 from topiclens.cli.commands import CONCEPT_DIVIDER
 from topiclens.store import Entry, Store
 from topiclens.store.text import entry_id
@@ -140,6 +140,7 @@ def test_the_upgrade_keeps_the_triggers_of_a_store_with_rules_and_drops_the_othe
         with sqlite3.connect(home / "topiclens.db") as conn:
             for sql in MUTE_TRIGGERS.values():
                 conn.execute(sql)
+            conn.executescript(BEFORE_SMALLER_ROWS)
             conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(sync_mute_triggers)}")
     for home in (ruled, plain):
         Store.open_dir(home).close()

@@ -52,13 +52,13 @@ def store_path(data_dir: Path, tmp_path: Path) -> Path:
 
 def test_killed_inside_the_import_transaction(data_dir: Path, store_path: Path, tmp_path: Path):
     before = dump_store(store_path)
-    big = write_digest(tmp_path / "big.txt", 6000, start=1000)
+    big = write_digest(tmp_path / "big.txt", 8000, start=1000)
     wal = store_path.with_name(STORE_FILENAME + "-wal")
     wal_before = wal.stat().st_size if wal.exists() else 0
-    proc = spawn(ACT, "hold-import", data_dir, big, 5000)
+    proc = spawn(ACT, "hold-import", data_dir, big, 7000)
     assert proc.stdout is not None
-    assert proc.stdout.readline() == "inside 5000\n"
-    # 5,000 rows are written, not committed; hundreds of KB of their pages have spilled
+    assert proc.stdout.readline() == "inside 7000\n"
+    # 6,300 rows are written, not committed; hundreds of KB of their pages have spilled
     # from the cache into the WAL: the killed transaction left real bytes on disk
     assert wal.stat().st_size > wal_before + 200_000
     kill(proc)
@@ -72,10 +72,10 @@ def test_killed_inside_the_import_transaction(data_dir: Path, store_path: Path, 
         timeout=120,
     )
     assert status.returncode == 0, status.stderr
-    assert "6000 new, 0 already known, 0 rejected" in status.stdout
+    assert "8000 new, 0 already known, 0 rejected" in status.stdout
     assert integrity(store_path) == "ok"
     with Store(store_path) as store:
-        assert store.count_entries() == 6200
+        assert store.count_entries() == 8200
 
 
 _REPORT = re.compile(r"^\S+: 1500 new, 0 already known, 0 rejected$")

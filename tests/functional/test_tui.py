@@ -690,7 +690,10 @@ def test_later_start_groups_new_entries_after_the_first_frame(
     assert started == [("first frame", 0)]
     started.clear()
     with Store(reader_store) as store, store.write() as conn:
-        conn.execute("DELETE FROM topic_assignments WHERE rowid IN (1, 2)")
+        conn.execute(
+            "DELETE FROM topic_assignments WHERE entry_id IN "
+            "(SELECT entry_id FROM topic_assignments ORDER BY entry_id LIMIT 2)"
+        )
     run(reader_store, nothing)
     assert started == [("first frame", 0), ("grouping", 2)]
 

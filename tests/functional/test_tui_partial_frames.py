@@ -4,10 +4,12 @@ of the screen shows, and the lists' kept line styles must follow the focus."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from helpers import run, settle
 from rich.style import Style
+from textual import events
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.pilot import Pilot
 from textual.strip import Strip
@@ -126,5 +128,50 @@ def test_kept_line_styles_follow_the_focus(reader_store: Path) -> None:
         app.theme = LIGHT
         await drawn_as_styled()
         assert s.entry_list._styles[""] != dark
+
+    run(reader_store, scenario)
+
+
+def test_a_key_that_changes_several_panes_reaches_the_terminal_in_one_frame(
+    reader_store: Path,
+) -> None:
+    """A topic switch (the topic list's cursor, the entries, the entry, the similar
+    entries) and a cursor move in the entries (the list's cursor, the entry) are one frame:
+    with nothing forcing frames, as in a terminal, the first update after the key already
+    shows everything the key changed (it was two frames, the second a frame period later)."""
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        compositor = s._compositor
+        width, height = s.size
+        terminal = full(compositor, width, height)
+        updates: list[object] = []
+        original = compositor.render_update
+
+        def recorded(*args: object, **kwargs: object) -> object:
+            update = original(*args, **kwargs)  # type: ignore[arg-type]
+            if update is not None:
+                updates.append(update)
+            return update
+
+        compositor.render_update = recorded  # type: ignore[method-assign]
+        s.topic_list.focus()
+        await settle(pilot)
+        s._on_timer_update()
+        terminal = full(compositor, width, height)
+        # the next topic (first visit), back (from memory), into the entries, down, a page
+        for key in ("j", "k", "l", "j", "pagedown", "h", "j"):
+            del updates[:]
+            app._driver.send_message(events.Key(key, key if len(key) == 1 else None))  # type: ignore[union-attr]
+            await settle(pilot)
+            await asyncio.sleep(0.2)  # the screen's own frames, at its own pace
+            if not updates:
+                continue  # (the focus moved: nothing to draw)
+            first = [row[:] for row in terminal]
+            apply(first, updates[0])
+            for update in updates:
+                apply(terminal, update)
+            expected = full(compositor, width, height)
+            assert text_of(terminal) == text_of(expected), f"after {key!r}"
+            assert text_of(first) == text_of(expected), f"{key!r}: the first frame lacks a pane"
 
     run(reader_store, scenario)

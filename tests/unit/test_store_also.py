@@ -195,5 +195,9 @@ def test_a_store_of_the_previous_schema_keeps_everything(tmp_path: Path):
     # migration 11's: no feeds, and every entry from a file (no feed, key, author, content)
     assert after.pop("feeds") == [] and after.pop("entry_content") == []
     no_feed = (None, None, "", None, 0, "")
-    assert after.pop("entries") == [(*row, *no_feed) for row in before.pop("entries")]
+    # ... and each entry's file by number (the one file: 1; the path was the last column)
+    old_rows = before.pop("entries")
+    assert after.pop("entries") == [(*row[:-1], *no_feed, 1) for row in old_rows]
+    assert after.pop("origin_files") == [(1, str(DIGEST))] == [(1, old_rows[0][-1])]
+    assert after.pop("token_versions") == []  # the token cache's versions, by number: none
     assert after == before

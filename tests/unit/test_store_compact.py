@@ -10,11 +10,17 @@ from array import array
 from pathlib import Path
 
 import pytest
-from helpers import DIGEST, LISTING, dump_store, integrity
+from helpers import BEFORE_SMALLER_ROWS, DIGEST, LISTING, dump_store, integrity
 from topiclens.cli import main
 from topiclens.clustering.token_cache import entry_token_ids
 from topiclens.store import Store, StoreError
-from topiclens.store.compact import LARGE_PAGE, LARGE_STORE, SMALL_PAGE, compact
+from topiclens.store.compact import (
+    LARGE_PAGE,
+    LARGE_STORE,
+    SMALL_PAGE,
+    compact,
+    large_pages_for_import,
+)
 from topiclens.store.importer import import_file
 from topiclens.store.migrations import MIGRATIONS, compact_token_cache
 from topiclens.store.token_ids import LIMIT, WIDE, pack, unpack
@@ -85,6 +91,7 @@ def test_a_store_of_32_bit_token_ids_migrates_and_reads_the_same(
     old = tmp_path / "old"
     shutil.copytree(bundled_home, old)
     conn = sqlite3.connect(old / "topiclens.db")  # the cache as the schema before wrote it
+    conn.executescript(BEFORE_SMALLER_ROWS)
     rows = conn.execute("SELECT rowid, tokens FROM token_cache").fetchall()
     wide = unpack([blob for _, blob in rows])
     conn.executemany(
@@ -163,3 +170,38 @@ def test_compact_is_refused_while_another_connection_has_the_store(tmp_path: Pat
         assert store.query("PRAGMA journal_mode")[0][0] == "wal"
         assert store.count_entries() == len(rows["entries"])
     assert dump_store(tmp_path / "topiclens.db") == rows
+
+
+def _page_size(home: Path) -> int:
+    with Store.open_dir(home) as store:
+        return int(store.query("PRAGMA page_size")[0][0])
+
+
+def test_a_new_store_takes_large_pages_before_a_large_import(tmp_path: Path):
+    with Store.open_dir(tmp_path / "large") as store:
+        assert large_pages_for_import(store, LARGE_STORE)
+        assert store.query("PRAGMA journal_mode")[0][0] == "wal"
+        import_file(store, DIGEST)
+        assert store.count_entries() > 0
+        assert not large_pages_for_import(store, LARGE_STORE)  # (already)
+    assert _page_size(tmp_path / "large") == LARGE_PAGE
+    with Store.open_dir(tmp_path / "small") as store:  # a small import: small pages
+        assert not large_pages_for_import(store, LARGE_STORE - 1)
+        import_file(store, DIGEST)
+        # a store holding entries is not rewritten before an import, large or not
+        assert not large_pages_for_import(store, LARGE_STORE)
+    assert _page_size(tmp_path / "small") == SMALL_PAGE
+    assert integrity(tmp_path / "large" / "topiclens.db") == "ok"
+
+
+def test_import_starts_a_new_store_in_large_pages_for_files_that_make_it_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+):
+    size = DIGEST.stat().st_size
+    monkeypatch.setattr("topiclens.store.compact.LARGE_STORE", size + 1)
+    assert main(["--data-dir", str(tmp_path / "one"), "import", str(DIGEST)]) == 0
+    assert _page_size(tmp_path / "one") == SMALL_PAGE
+    two = ["import", str(DIGEST), str(LISTING)]  # together over the mark
+    assert main(["--data-dir", str(tmp_path / "two"), *two]) == 0
+    assert _page_size(tmp_path / "two") == LARGE_PAGE
+    capsys.readouterr()

@@ -88,14 +88,18 @@ def test_restore_when_its_rowid_was_taken_puts_it_at_the_end(reader_store: Path)
         store.add_entries([newcomer])
         store.restore_entry(deleted)
         assert store.entry_ids()[-2:] == [newcomer.id, last]
-        assert store.entry(last) == deleted_entry_as_it_was(deleted)
+        assert store.entry(last) == deleted_entry_as_it_was(store, deleted)
 
 
-def deleted_entry_as_it_was(deleted: object) -> Entry:
+def deleted_entry_as_it_was(store: Store, deleted: object) -> Entry:
     from topiclens.store.models import ENTRY_COLUMNS
 
     part = deleted.entry  # type: ignore[attr-defined]
     values = dict(zip(part.columns, part.rows[0], strict=True))
+    # the row names its file by number
+    (values["origin_file"],) = store.query(
+        "SELECT path FROM origin_files WHERE id = ?", (values["origin_id"],)
+    )[0]
     return Entry.from_row(tuple(values[c] for c in ENTRY_COLUMNS))
 
 

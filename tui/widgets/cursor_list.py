@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -9,10 +10,12 @@ from rich.style import Style
 from textual import events
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from ..commands import NAVIGATION, bindings
-from ..textual_compat import StyleStamp, set_virtual_size
+from ..textual_compat import StyleStamp, set_virtual_size, vertical_scrollbar
+from .line_cache import KeptScrollBar, LineCache
 
 # A line of a list: (text, style name) parts. Style names are keys of ``line_styles()``.
 ListLine = list[tuple[str, str]]
@@ -40,6 +43,13 @@ class CursorList(ScrollView, can_focus=True):
         self._cursor: int | None = None
         self._styles: dict[str, Style] = {}
         self._stamp = StyleStamp()  # _styles are kept until the styles are applied anew
+        # finished lines by what they show: a list shown or scrolled again is copied
+        self._finished = LineCache()
+        self._drawn_width = 0  # the content's width in the frame being drawn
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return vertical_scrollbar(self, KeptScrollBar)  # drawn from memory when seen before
 
     # --- what subclasses give --------------------------------------------------------
 
@@ -64,6 +74,12 @@ class CursorList(ScrollView, can_focus=True):
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
         raise NotImplementedError
+
+    def line_key(self, line: int, width: int) -> Hashable | None:
+        """Everything ``render_list_line`` draws on ``line`` at ``width`` but the cursor
+        and the styles (None: the line is drawn each time): a line whose key was drawn
+        before is copied from memory."""
+        return None
 
     def cursor_styles(self, styles: dict[str, Style]) -> dict[str, Style]:
         """Each of ``styles`` on the cursor's line (name + "-cursor"): the cursor's colours
@@ -191,7 +207,19 @@ class CursorList(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._stamp.changed(self) or not self._styles:
             self._styles = self.line_styles()
-        return super().render_lines(crop)
+            self._finished.clear()
+        self._drawn_width = self.scrollable_content_region.width
+        return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
+
+    def _finished_key(self, y: int) -> Hashable | None:
+        """What row ``y`` of the content shows, as ``render_line`` would draw it."""
+        line = round(self.scroll_y) + y
+        if line >= self.line_count:
+            return ("blank",)
+        key = self.line_key(line, self._drawn_width)
+        if key is None:
+            return None
+        return key, self._cursor is not None and self.line_of(self._cursor) == line
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width

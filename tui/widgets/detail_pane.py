@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import lru_cache
 from typing import ClassVar
 
@@ -12,14 +13,16 @@ from textual.binding import BindingType
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from ..commands import FIRST, LAST, NAVIGATION, bindings
 from ..display import terminal_line, terminal_text
 from ..model import Detail
-from ..textual_compat import StyleStamp, set_virtual_size
+from ..textual_compat import StyleStamp, set_virtual_size, vertical_scrollbar
 from ..wrap import wrap_cells
 from .entry_list import BOOKMARK_MARK, UNREAD_MARK, matched_segments
+from .line_cache import KeptScrollBar, LineCache
 
 # A paragraph of the detail pane: (label, label style, text, text style); the styles
 # name the detail pane's component classes ("title" is "detail--title"), "" is plain.
@@ -117,7 +120,9 @@ def render_paragraphs(paragraphs: list[Paragraph], width: int) -> list[Line]:
     return lines
 
 
-@lru_cache(maxsize=256)
+# the paragraphs of the entries last shown in every topic a session goes back to (about
+# 15 each; at most PIECE_CHARS characters: a few MB at most)
+@lru_cache(maxsize=2048)
 def render_paragraph(
     label: str, label_style: str, text: str, style: str, width: int
 ) -> tuple[Line, ...]:
@@ -171,8 +176,14 @@ class DetailPane(ScrollView, can_focus=True):
         self._laid_out = 0  # the paragraphs wrapped into _lines so far
         self._styles: dict[str, Style] = {}
         self._stamp = StyleStamp()  # _styles are kept until the styles are applied anew
+        # finished lines by what they show: an entry shown again is copied from memory
+        self._finished = LineCache()
         self._match = Style()  # what a search matched is drawn in this style
         self._highlight: re.Pattern[str] | None = None  # what a search matched
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return vertical_scrollbar(self, KeptScrollBar)  # drawn from memory when seen before
 
     def action_cursor_up(self) -> None:
         self.scroll_up(animate=False)
@@ -267,7 +278,15 @@ class DetailPane(ScrollView, can_focus=True):
                 for name in ("title", "muted", "accent", "heading")
             }
             self._match = get("detail--match")
-        return super().render_lines(crop)
+            self._finished.clear()
+        return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
+
+    def _finished_key(self, y: int) -> Hashable | None:
+        """What row ``y`` of the content shows, as ``render_line`` would draw it."""
+        index = round(self.scroll_y) + y
+        if index >= len(self._lines):
+            return ("blank",)
+        return tuple(self._lines[index]), self._highlight
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -4,7 +4,7 @@ and date, in columns cut and padded in terminal cells."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -222,6 +222,22 @@ class EntryList(CursorList):
             bold=match.bold, underline=match.underline
         )
         return styles
+
+    def line_key(self, line: int, width: int) -> Hashable | None:
+        # every input of render_list_line: the row itself, its marks, whether it is an
+        # "also here" row and what a search marks in it
+        if not self.rows:
+            return ("empty", self.empty_text) if line == 1 else ("blank",)
+        if line == self._divider_line and self.divider is not None:
+            return ("divider", self.divider)
+        index = self.item_at(line)
+        row = None if index is None else self.row(index)
+        if index is None or row is None:
+            return ("blank",)
+        row_id = row[0]
+        also = self.divider is None and self.also_from is not None and index >= self.also_from
+        marks = (row_id not in self.read, row_id in self.new, row_id in self.bookmarks)
+        return ("row", tuple(row), marks, also, self.highlight)
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
         styles = self._styles

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import ClassVar
 
 from rich.style import Style
@@ -14,6 +15,8 @@ from ..display import fit_line, terminal_line
 from ..model import Detail, Row
 from .cursor_list import CursorList, ListLine
 from .topic_list import list_styles
+
+NO_SIMILAR: ListLine = [(" No similar entries.", "muted-italic")]
 
 
 def similar_line(row: Row, width: int) -> ListLine:
@@ -85,13 +88,17 @@ class SimilarList(CursorList):
     def line_styles(self) -> dict[str, Style]:
         return list_styles(self)
 
-    def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
+    def line_parts(self, line: int, width: int) -> ListLine:
         if width != self._lines_width:  # built when first drawn, at the laid-out width
             self._lines = [similar_line(row, width) for row in self._rows]
             self._lines_width = width
-        if not self._rows:
-            return self.strip([(" No similar entries.", "muted-italic")], width, False)
-        return self.strip(self._lines[line], width, at_cursor)
+        return self._lines[line] if self._rows else NO_SIMILAR
+
+    def line_key(self, line: int, width: int) -> Hashable | None:
+        return tuple(self.line_parts(line, width))  # the line is its parts
+
+    def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
+        return self.strip(self.line_parts(line, width), width, at_cursor and bool(self._rows))
 
     def selected(self, index: int) -> None:
         if 0 <= index < len(self._rows):

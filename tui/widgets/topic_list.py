@@ -4,7 +4,7 @@ they apply."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import ClassVar, NamedTuple
 
 from rich.style import Style
@@ -219,7 +219,7 @@ class TopicList(CursorList):
     def line_styles(self) -> dict[str, Style]:
         return list_styles(self)
 
-    def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
+    def line_parts(self, line: int, width: int) -> ListLine:
         if width != self._lines_width:
             self._lines, self._lines_width = {}, width
         parts = self._lines.get(line)
@@ -232,7 +232,13 @@ class TopicList(CursorList):
                 item = self._items[self.item_at(line) or 0]
                 parts = topic_line(item, width, self._columns)
             self._lines[line] = parts
-        return self.strip(parts, width, at_cursor)
+        return parts
+
+    def line_key(self, line: int, width: int) -> Hashable | None:
+        return tuple(self.line_parts(line, width))  # the line is its parts
+
+    def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:
+        return self.strip(self.line_parts(line, width), width, at_cursor)
 
 
 def list_styles(widget: CursorList) -> dict[str, Style]:

@@ -1,0 +1,141 @@
+"""The lists, the entry pane and their scrollbars keep their finished lines by what each
+shows (tui/widgets/line_cache.py): a topic switched back to is copied from memory, and must
+show what a redraw from nothing shows, whatever changed while it was away."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import run, settle
+from textual.pilot import Pilot
+from textual.strip import Strip
+from topiclens.store import Entry, Store
+from topiclens.tui.app import TopicLensApp
+from topiclens.tui.main_screen import MainScreen
+from topiclens.tui.model import View
+from topiclens.tui.theme import LIGHT
+from topiclens.tui.widgets.entry_list import BOOKMARK_MARK, UNREAD_MARK
+
+Frame = list[list[tuple[str, object]]]
+
+
+def frame(s: MainScreen) -> Frame:
+    """The whole screen as the compositor draws it (every widget's ``render_lines``)."""
+    return [[(seg.text, seg.style) for seg in strip] for strip in s._compositor.render_strips()]
+
+
+def texts(shown: Frame) -> list[str]:
+    return ["".join(text for text, _ in row) for row in shown]
+
+
+def forget_kept_lines(s: MainScreen) -> None:
+    """Drop every kept line and scrollbar (private: the panes' caches), so the next frame
+    is drawn from nothing."""
+    for pane in (s.topic_list, s.entry_list, s.detail_pane, s.similar_list):
+        pane._finished.clear()
+        pane.vertical_scrollbar._kept.clear()  # type: ignore[attr-defined]
+
+
+async def drawn(s: MainScreen, pilot: Pilot[None]) -> Frame:
+    """The frame after the key's work, checked against one drawn from nothing."""
+    await settle(pilot)
+    s._on_timer_update()
+    kept = frame(s)
+    forget_kept_lines(s)
+    fresh = frame(s)
+    assert texts(kept) == texts(fresh)
+    assert kept == fresh  # the same text in the same styles
+    return kept
+
+
+def list_line(s: MainScreen, entry_id: str) -> str:
+    """The entry list's line of ``entry_id`` as drawn (through the kept lines)."""
+    entries = s.entry_list
+    index = next(i for i, r in enumerate(entries.rows) if r[0] == entry_id)
+    y = entries.line_of(index) - round(entries.scroll_y)
+    gutter = entries.styles.gutter
+    region = entries.size.region
+    strip: Strip = entries.render_lines(region)[y + gutter.top]
+    return strip.text
+
+
+def test_a_topic_switched_back_to_shows_what_changed_while_away(reader_store: Path) -> None:
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        first, second = s.topics[0], s.topics[1]
+        s.topic_list.select_view(View("topic", first.id))
+        s.show_view(View("topic", first.id), wait=True)
+        s.topic_list.focus()
+        await drawn(s, pilot)
+        ids = [r[0] for r in s.entry_list.rows]
+        read, marked, deleted, moved = ids[0], ids[1], ids[2], ids[3]
+        assert UNREAD_MARK in list_line(s, read)
+        assert BOOKMARK_MARK not in list_line(s, marked)
+        await pilot.press("j")  # the second topic
+        await drawn(s, pilot)
+        assert s.state.view == View("topic", second.id)
+        # another process reads, bookmarks, deletes, moves and adds while it is shown
+        grown = Entry("f" * 16, "An entry that arrived while away", "s", date="2099-01-01")
+        with Store(reader_store) as other:
+            other.set_read(read)
+            other.set_bookmark(marked, True)
+            other.delete_entry(deleted)
+            other.add_assignments({moved: (second.id, 0.5, [])})
+            other.add_entries([grown])
+            other.add_assignments({grown.id: (first.id, 0.5, [])})
+        s.poll_store()
+        await drawn(s, pilot)
+        await pilot.press("k")  # back to the first topic
+        shown = await drawn(s, pilot)
+        assert s.state.view == View("topic", first.id)
+        rows = [r[0] for r in s.entry_list.rows]
+        assert deleted not in rows and moved not in rows and grown.id in rows
+        assert UNREAD_MARK not in list_line(s, read)
+        assert BOOKMARK_MARK in list_line(s, marked)
+        assert any("An entry that arrived while away" in line for line in texts(shown))
+
+    run(reader_store, scenario)
+
+
+def test_marks_made_in_a_topic_show_when_it_is_switched_back_to(reader_store: Path) -> None:
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        s.topic_list.focus()
+        await drawn(s, pilot)
+        view = s.state.view
+        await pilot.press("l")  # into the entries: the first entry
+        entry_id = s.entry_list.current_id
+        assert entry_id is not None
+        before = list_line(s, entry_id)
+        await pilot.press("b", "r")  # bookmarked, and read (or unread, if it was read)
+        await drawn(s, pilot)
+        after = list_line(s, entry_id)
+        assert after != before and BOOKMARK_MARK in after
+        await pilot.press("h", "j")  # the next topic, then back
+        await drawn(s, pilot)
+        await pilot.press("k")
+        await drawn(s, pilot)
+        assert s.state.view == view
+        assert list_line(s, entry_id) == after
+        await pilot.press("l", "b", "r")  # both taken back
+        await drawn(s, pilot)
+        # the list and the entry scrolled, with their scrollbars: the same lengths, other
+        # places
+        for key in ("G", "g", "pagedown", "tab", "pagedown", "pageup", "shift+tab"):
+            await pilot.press(key)
+            await drawn(s, pilot)
+        await pilot.press("h", "j")
+        await drawn(s, pilot)
+        await pilot.press("k")
+        await drawn(s, pilot)
+        assert list_line(s, entry_id) == before
+        # another theme, another size: every line drawn anew, then switched back to
+        app.theme = LIGHT
+        await drawn(s, pilot)
+        await pilot.resize_terminal(100, 30)
+        await drawn(s, pilot)
+        await pilot.press("h", "j")
+        await drawn(s, pilot)
+        await pilot.press("k")
+        await drawn(s, pilot)
+        assert list_line(s, entry_id)[:3] == before[:3]  # (narrower now) the same marks
+
+    run(reader_store, scenario)

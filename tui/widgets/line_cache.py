@@ -1,0 +1,181 @@
+"""Finished lines of a Line API view, kept by what each shows, so a topic shown again, a
+list scrolled back or an entry seen before is copied from memory instead of styled again.
+
+A line is kept as plain tuples of its texts and style numbers, not as Textual's ``Strip``:
+a Strip brings seven small caches of its own, and thousands of kept Strips made every full
+garbage collection some 30 times slower (the collector untracks a tuple of strings and
+numbers, never a Strip). Making a Strip again from the tuples costs a few microseconds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Region
+from textual.scrollbar import ScrollBar, ScrollBarRender
+from textual.strip import Strip
+from textual.widget import Widget
+
+# Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
+# the entry pane's lines of 60 entries
+KEPT_LINES = 2048
+
+LineKey = Callable[[int], Hashable | None]
+Render = Callable[[Region], list[Strip]]
+# a line kept, as one flat tuple (the collector untracks it at its first look): its length
+# in cells, then each part's text and style number
+Packed = tuple[int | str, ...]
+
+
+class Packer:
+    """Strips as plain tuples and back, their styles kept once, by number."""
+
+    def __init__(self) -> None:
+        self._styles: list[Style | None] = []
+        self._numbers: dict[Style | None, int] = {}
+
+    def clear(self) -> None:
+        self._styles.clear()
+        self._numbers.clear()
+
+    def pack(self, strip: Strip) -> Packed | None:
+        """``strip`` as a tuple (None: it holds a control code, which is not kept)."""
+        numbers = self._numbers
+        packed: list[int | str] = [strip.cell_length]
+        for text, style, control in strip:
+            if control:
+                return None
+            number = numbers.get(style)
+            if number is None:
+                number = numbers[style] = len(self._styles)
+                self._styles.append(style)
+            packed += (text, number)
+        return tuple(packed)
+
+    def unpack(self, packed: Packed) -> Strip:
+        styles = self._styles
+        parts = zip(packed[1::2], packed[2::2], strict=True)
+        return Strip(
+            [Segment(text, styles[number]) for text, number in parts],  # type: ignore[index,arg-type]
+            packed[0],  # type: ignore[arg-type]
+        )
+
+
+class LineCache:
+    """A view's finished lines (its borders, padding and the app's filters applied, as
+    Textual's ``render_lines`` gives them), each kept under a key naming everything the
+    view drew on it, so a line is never shown stale: a change to what it shows is another
+    key. What the key cannot name (the width, the styles, the filters) empties the cache
+    when it changes; the view calls :meth:`clear` when its own styles are applied anew.
+
+    A border's or padding's line is kept under its row and the border's title and
+    subtitle."""
+
+    def __init__(self, size: int = KEPT_LINES) -> None:
+        self.size = size
+        self._lines: dict[Hashable, Packed] = {}
+        self._packer = Packer()
+        self._frame: tuple[object, ...] | None = None  # what every line was drawn with
+
+    def clear(self) -> None:
+        self._lines.clear()
+        self._packer.clear()
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def render_lines(
+        self, widget: Widget, crop: Region, key: LineKey, render: Render
+    ) -> list[Strip]:
+        """``widget``'s lines in ``crop`` (rows relative to the widget): kept ones from
+        memory, the others from ``render`` (the widget's own ``render_lines``), drawn
+        in runs of consecutive rows. ``key(line)`` names what content line ``line`` shows
+        (None: not kept)."""
+        width, height = widget.region.size
+        if crop.x != 0 or crop.width != width or not crop.height:
+            return render(crop)  # part of a line: Textual's own, not kept
+        frame = (
+            widget.region.size,
+            widget.content_region.size,
+            widget.background_colors,
+            tuple(widget.get_line_filters()),
+            widget.opacity,
+        )
+        if frame != self._frame:
+            self.clear()
+            self._frame = frame
+        gutter = widget.styles.gutter
+        # the content's rows, as Textual's StylesCache draws them (the rest: borders, padding)
+        first = gutter.top
+        end = min(height - gutter.bottom, first + widget.content_region.height)
+        # a border's row shows its title (markup, styles and all) or its subtitle
+        edge = (widget.border_title, widget.border_subtitle)
+        lines, packer = self._lines, self._packer
+        out: list[Strip | None] = []
+        keys: list[Hashable | None] = []
+        for y in crop.line_range:
+            k = key(y - first) if first <= y < end else ("edge", y, edge)
+            keys.append(k)
+            kept = lines.get(k) if k is not None else None
+            out.append(packer.unpack(kept) if kept is not None else None)
+        y0 = crop.y
+        i = 0
+        while i < len(out):
+            if out[i] is not None:
+                i += 1
+                continue
+            j = i
+            while j < len(out) and out[j] is None:
+                j += 1
+            drawn = render(Region(0, y0 + i, width, j - i))
+            out[i:j] = drawn
+            for k, strip in zip(keys[i:j], drawn, strict=True):
+                packed = packer.pack(strip) if k is not None else None
+                if packed is not None:
+                    if len(lines) >= self.size:
+                        del lines[next(iter(lines))]  # the oldest
+                    lines[k] = packed
+            i = j
+        return out  # type: ignore[return-value]
+
+
+class KeptScrollBar(ScrollBar):
+    """Textual's scrollbar, its lines kept by what it shows (its thumb's size and place
+    and its colours, as Textual's own ``render`` describes them): a view shown again, or
+    another of the same length, draws its scrollbar from memory."""
+
+    KEPT_BARS: ClassVar[int] = 64
+
+    def __init__(self, vertical: bool = True, name: str | None = None, *, thickness: int = 1):
+        super().__init__(vertical, name, thickness=thickness)
+        self._kept: dict[Hashable, list[Packed]] = {}
+        self._packer = Packer()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        bar = self.render()
+        if not isinstance(bar, ScrollBarRender):
+            return super().render_lines(crop)  # another renderer: Textual's own, not kept
+        key = (
+            crop,
+            self.region.size,
+            bar.virtual_size,
+            bar.window_size,
+            bar.position,
+            bar.thickness,
+            bar.vertical,
+            bar.style,
+            self.background_colors,
+            tuple(self.get_line_filters()),
+        )
+        kept = self._kept.get(key)
+        if kept is not None:
+            return [self._packer.unpack(line) for line in kept]
+        lines = super().render_lines(crop)
+        packed = [self._packer.pack(line) for line in lines]
+        if all(line is not None for line in packed):
+            if len(self._kept) >= self.KEPT_BARS:
+                del self._kept[next(iter(self._kept))]  # the oldest
+            self._kept[key] = packed  # type: ignore[assignment]
+        return lines
