@@ -643,6 +643,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         among: Sequence[bool] | None = None,
         neighbours: Callable[[Any, Any, int], tuple[Any, Any]] | None = None,
         topics: Any = None,
+        bigrams: Sequence[Sequence[str] | None] | None = None,
     ) -> Placement:
         """Place new texts as the fit placed its own: the fitted vocabulary, weights and
         projection; smoothed towards their nearest fitted entries; then the nearest
@@ -652,7 +653,15 @@ class TopicModel(ClusterMixin, BaseEstimator):
         search, :class:`.scale.PoolIndex`). (:func:`.placing.place`, which places with
         the saved arrays alone as well.)"""
         self._check_fitted()
-        return place(self, X, tokens=tokens, among=among, neighbours=neighbours, topics=topics)
+        return place(
+            self,
+            X,
+            tokens=tokens,
+            among=among,
+            neighbours=neighbours,
+            topics=topics,
+            bigrams=bigrams,
+        )
 
     def get_feature_names_out(self) -> list[str]:
         """Each feature column's token, in column order (bigrams start with \\x02)."""

@@ -67,10 +67,15 @@ def count_entries(texts: Sequence[str] | None, tokens: Docs | None) -> int:
 
 
 def feature_docs(
-    texts: Sequence[str] | None, tokens: Docs | None, tokenizer: Tokenizer, bigrams: bool
+    texts: Sequence[str] | None,
+    tokens: Docs | None,
+    tokenizer: Tokenizer,
+    bigrams: bool,
+    made: Sequence[Sequence[str] | None] | None = None,
 ) -> Docs:
     """Each entry's feature tokens: its ``tokens`` (made from its text when None), then
-    with ``bigrams`` its feature-only character bigrams."""
+    with ``bigrams`` its feature-only character bigrams (``made[i]`` when not None: made
+    already, with the entry's tokens)."""
     if tokens is None:
         if texts is None:
             raise ValueError("give the texts, or their tokens")
@@ -79,7 +84,10 @@ def feature_docs(
         return tokens
     if texts is None:
         raise ValueError("the bigram features need the texts as well as their tokens")
-    extra = [tokenizer.bigrams(t) for t in texts]
+    if made is None:
+        extra = [tokenizer.bigrams(t) for t in texts]
+    else:
+        extra = [tokenizer.bigrams(t) if b is None else b for t, b in zip(texts, made, strict=True)]
     if isinstance(tokens, TokenCounts):
         return tokens.plus(extra)
     return [[*a, *b] for a, b in zip(tokens, extra, strict=True)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -45,8 +45,8 @@ from .scale import Sampling
 from .stages import Progress, Stage
 from .token_cache import (
     TokenIds,
+    decode,
     entry_token_ids,
-    entry_tokens,
     term_tokens,
     tokenized_anchors,
 )
@@ -479,7 +479,12 @@ def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd
 
 
-def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | None = None) -> int:
+def assign_new(
+    store: Store,
+    entry_ids: Sequence[str],
+    models: SavedModels | None = None,
+    bigrams: Mapping[str, bytes] | None = None,
+) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
     in a topic are left alone. Returns how many were assigned.
@@ -487,7 +492,8 @@ def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | Non
     A re-cluster in another process can replace the topics between reading the saved
     model and writing: the store then refuses those rows inside its write transaction,
     and they are placed again with the model the re-cluster saved. ``models`` reads the
-    saved model (default: :func:`saved_model`, read anew)."""
+    saved model (default: :func:`saved_model`, read anew). ``bigrams`` holds entries'
+    bigram features made already (:func:`.token_cache.encode` d), by id."""
     todo_ids = list(dict.fromkeys(entry_ids))
     placed = 0
     for _ in range(ASSIGN_ATTEMPTS):
@@ -496,7 +502,7 @@ def assign_new(store: Store, entry_ids: Sequence[str], models: SavedModels | Non
         saved = (models or _placing_model)(store)
         if saved is None:
             break
-        written, todo_ids = _place(store, saved, todo_ids)
+        written, todo_ids = _place(store, saved, todo_ids, bigrams or {})
         placed += written
     return placed
 
@@ -521,39 +527,47 @@ class SavedModels:
         return saved
 
 
-def _place(store: Store, saved: Saved, entry_ids: list[str]) -> tuple[int, list[str]]:
+def _place(
+    store: Store, saved: Saved, entry_ids: list[str], bigrams: Mapping[str, bytes]
+) -> tuple[int, list[str]]:
     """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
     written and the ids the store refused because their topic is gone."""
     assigned = store.assignments()
-    todo = [e for e in store.entries(entry_ids) if e.id not in assigned]
+    # (id, text) only: what placing reads of an entry
+    todo = [(eid, text) for eid, text in store.entry_texts(entry_ids) if eid not in assigned]
     # only topics that still exist (a topic can be gone since the model was saved)
     live = {t.id for t in store.topics()}
     alive = [tid in live for tid in saved.topic_ids]
     if not todo or not any(alive):
         return 0, []
-    docs, _ = entry_tokens(store, [e.id for e in todo])
-    placed = saved.model.place([e.text() for e in todo], tokens=docs, among=alive)
+    todo_ids = [eid for eid, _ in todo]
+    tids, _ = entry_token_ids(store, todo_ids)
+    # counted straight from the cached token ids, without a string per token
+    counts = tids.counts()
+    made = [decode(bigrams[eid]) if eid in bigrams else None for eid in todo_ids]
+    texts = [text for _, text in todo]
+    placed = saved.model.place(texts, tokens=counts, among=alive, bigrams=made)
     out = {
-        e.id: (saved.topic_ids[c], score, terms)
-        for e, c, score, terms in zip(
-            todo, placed.labels.tolist(), placed.scores, placed.terms, strict=True
+        eid: (saved.topic_ids[c], score, terms)
+        for eid, c, score, terms in zip(
+            todo_ids, placed.labels.tolist(), placed.scores, placed.terms, strict=True
         )
     }
     # a topic made from terms gathers the new entries that use them (the latest made wins)
     if store.has_corrections():
         shaped = sorted(store.corrections().topics.values(), key=lambda c: c.made_at)
-        index = TermIndex.with_model(saved.model, docs)
+        index = TermIndex.with_model(saved.model, tids.docs())
         for c in shaped:
             if c.terms and not c.hidden and c.topic_id in live:
                 for i in index.central(term_tokens(store, c.terms)):
-                    out[todo[i].id] = (c.topic_id, out[todo[i].id][1], [])
+                    out[todo_ids[i]] = (c.topic_id, out[todo_ids[i]][1], [])
     similar = {
-        e.id: [(saved.embedded_id(j), v) for j, v in near]
-        for e, near in zip(todo, placed.similar, strict=True)
+        eid: [(saved.embedded_id(j), v) for j, v in near]
+        for eid, near in zip(todo_ids, placed.similar, strict=True)
     }
     also = [
-        (e.id, saved.topic_ids[c], score)
-        for e, rows in zip(todo, placed.also, strict=True)
+        (eid, saved.topic_ids[c], score)
+        for eid, rows in zip(todo_ids, placed.also, strict=True)
         for c, score in rows
     ]
     refused = store.add_assignments(out, similar, also=also)

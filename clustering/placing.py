@@ -75,18 +75,21 @@ def place(
     among: Sequence[bool] | None = None,
     neighbours: Callable[[Any, Any, int], tuple[Any, Any]] | None = None,
     topics: Any = None,
+    bigrams: Sequence[Sequence[str] | None] | None = None,
 ) -> Placement:
     """Place new texts as the fit of ``model`` (a fitted ``TopicModel`` or its
     :class:`FittedArrays`) placed its own: the fitted vocabulary, weights and projection;
     smoothed towards their nearest fitted entries; then the nearest topic centre (only
     topics ``among`` allows, when given), or each text's topic in ``topics`` when given
     (chosen already). ``neighbours(queries, pool, m)`` finds the nearest fitted entries
-    instead of :func:`nearest_in` (a large fit's grouped search, :class:`.scale.PoolIndex`)."""
+    instead of :func:`nearest_in` (a large fit's grouped search, :class:`.scale.PoolIndex`).
+    ``bigrams[i]``, when given and not None, are text ``i``'s bigram features, made
+    already (:meth:`.tokenize.Tokenizer.tokens_and_bigrams`)."""
     import numpy as np
 
     n = count_entries(X, tokens)
     tokenizer = model.tokenizer or default_tokenizer()
-    docs = feature_docs(X, tokens, tokenizer, model.bigrams_)
+    docs = feature_docs(X, tokens, tokenizer, model.bigrams_, bigrams)
     f = features_in(docs, Vectorizer(list(model.vocabulary_), model.idf_, model.components_))
     vectors = f.vectors
     similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]

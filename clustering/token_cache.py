@@ -57,11 +57,14 @@ class TokenIds:
 
         from .features import TokenCounts
 
+        # a copy: the store's token list grows while a refresh caches more tokens, and the
+        # columns must stay the tokens they were counted as
+        vocab = list(self.vocab)
         m = sp.csr_matrix(
             (np.ones(len(self.ids), dtype=np.float32), self.ids.astype(np.int32), self.indptr),
-            shape=(len(self), len(self.vocab)),
+            shape=(len(self), len(vocab)),
         )
-        return TokenCounts(m, self.vocab)
+        return TokenCounts(m, vocab)
 
 
 def entry_token_ids(

@@ -363,10 +363,12 @@ class Tokenizer:
             return []
         if self.vocab.boilerplate is not None:
             folded = self.vocab.boilerplate.sub(" ", folded)
-        out: list[str] = []
-        for run in _HAN_RUN.findall(folded):
-            out.extend([BIGRAM_MARK + run[i : i + 2] for i in range(len(run) - 1)])
-        return out
+        return _bigrams_in(folded)
+
+    def tokens_and_bigrams(self, text: str) -> tuple[list[str], list[str]]:
+        """``self(text)`` and ``self.bigrams(text)``, the text folded once for both."""
+        folded = self._cleaned(text)
+        return self._tokens(folded), _bigrams_in(folded)
 
     def concept_spans(self, folded: str) -> Iterator[tuple[int, int]]:
         """Where the concepts' forms are in ``folded`` text: the spans of
@@ -386,9 +388,16 @@ class Tokenizer:
                 yield start, pos
 
     def __call__(self, text: str) -> list[str]:
+        return self._tokens(self._cleaned(text))
+
+    def _cleaned(self, text: str) -> str:
+        """``text`` folded, its boilerplate cut: what tokens and bigrams are made from."""
         folded = fold(text)
         if self.vocab.boilerplate is not None:
             folded = self.vocab.boilerplate.sub(" ", folded)
+        return folded
+
+    def _tokens(self, folded: str) -> list[str]:
         out: list[str] = []
         start = 0
         for begin, end in self.concept_spans(folded):
@@ -403,6 +412,14 @@ class Tokenizer:
         if start < len(folded):
             self._words(folded[start:], out)
         return out
+
+
+def _bigrams_in(folded: str) -> list[str]:
+    """:meth:`Tokenizer.bigrams` of text folded and cut already."""
+    out: list[str] = []
+    for run in _HAN_RUN.findall(folded):
+        out.extend([BIGRAM_MARK + run[i : i + 2] for i in range(len(run) - 1)])
+    return out
 
 
 @cache

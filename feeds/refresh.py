@@ -22,18 +22,19 @@ says, never from its feed's name or folder.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from topiclens.store.feed_entries import feed_scope, item, not_a_feed
+from topiclens.store.feed_entries import feed_scope, item, not_a_feed, with_stored
 from topiclens.store.feeds import FeedCheck
 from topiclens.store.models import Feed
 
@@ -218,18 +219,22 @@ class Parsed:
     check: FeedCheck
     tokens: list[bytes]  # each item's tokens (token_cache.encode) in item order, or none
     tokenizer: str  # the version of the tokenizer that made them
+    bigrams: list[bytes] = field(default_factory=list)  # each item's bigram features, encoded
 
 
 def parse_fetched(feed: Feed, fetched: Fetched, now: float) -> Parsed:
-    """:func:`check_of` a 200, and the tokens of its entries' texts: tokenizing is most of
-    placing an entry, and made here it runs on every core while other feeds download."""
-    from topiclens.clustering.token_cache import iter_tokenize
-    from topiclens.clustering.tokenize import tokenizer_version
+    """:func:`check_of` a 200, and the tokens and bigram features of its entries' texts:
+    tokenizing is most of placing an entry, and made here it runs on every core while
+    other feeds download (bigrams with the tokens: the text is folded once for both)."""
+    from topiclens.clustering.token_cache import encode
+    from topiclens.clustering.tokenize import default_tokenizer, tokenizer_version
 
     check = check_of(feed, fetched, now)
-    texts = [it.entry.text() for it in check.items]
     try:
-        return Parsed(check, list(iter_tokenize(texts, processes=1)), tokenizer_version())
+        tokenizer = default_tokenizer()
+        made = [tokenizer.tokens_and_bigrams(it.entry.text()) for it in check.items]
+        tokens = [encode(t) for t, _ in made]
+        return Parsed(check, tokens, tokenizer_version(), [encode(b) for _, b in made])
     except Exception:  # a tokenizer's bug: the entries are stored, and tokenized when placed
         log.exception("tokenizing the entries of %s failed", fetched.url)
         return Parsed(check, [], "")
@@ -239,8 +244,12 @@ def parsed_check(feed: Feed, fetched: Fetched, parsed: ParsedFeed, now: float) -
     """What a 200 of ``feed`` found, its body parsed as ``parsed``."""
     source = feed.name or parsed.title or feed.title or feed.url
     scope = feed_scope(feed.id)
+    # each content compressed and hashed here, in a parse worker, not in the process that
+    # stores and places every feed's entries
     items = [
-        item(fe, scope=scope, feed_id=feed.id, source=source, origin=fetched.url, seen_at=now)
+        with_stored(
+            item(fe, scope=scope, feed_id=feed.id, source=source, origin=fetched.url, seen_at=now)
+        )
         for fe in parsed.entries
     ]
     v = fetched.validators
@@ -382,10 +391,11 @@ async def _fetch_and_store(
             parsed = await parsers.parse(feed, fetched, now) if fetched.ok else None
             check = parsed.check if parsed else check_of(feed, fetched, now)
             result = store_check(store, feed, fetched, check)
+            bigrams: dict[str, bytes] = {}
             if parsed and parsed.tokens and result.new_ids:
-                _cache_tokens(store, parsed, result.new_ids)
+                bigrams = _cache_tokens(store, parsed, result.new_ids)
             if placing and result.new_ids:
-                placing.add(result.new_ids)
+                placing.add(result.new_ids, bigrams)
             summary.feeds.append(result)
             if progress:
                 progress(RefreshProgress(len(summary.feeds), total, result))
@@ -397,10 +407,11 @@ async def _fetch_and_store(
         await asyncio.gather(*pending)
 
 
-def _cache_tokens(store: Store, parsed: Parsed, new_ids: Sequence[str]) -> None:
+def _cache_tokens(store: Store, parsed: Parsed, new_ids: Sequence[str]) -> dict[str, bytes]:
     """The tokens of a feed's new entries into the store's token cache, where placing
     them finds them. A cache, written after the feed's own transaction: an entry whose
-    tokens are not there is tokenized when it is placed."""
+    tokens are not there is tokenized when it is placed. Returns the new entries'
+    encoded bigram features by id (kept in memory for placing them: not cached)."""
     from topiclens.clustering.token_cache import decode
 
     new = set(new_ids)  # (storing set each new item's id, a taken one changed)
@@ -411,6 +422,11 @@ def _cache_tokens(store: Store, parsed: Parsed, new_ids: Sequence[str]) -> None:
     ]
     if rows:
         store.put_tokens(rows)
+    return {
+        it.entry.id: blob
+        for it, blob in zip(parsed.check.items, parsed.bigrams, strict=True)
+        if it.entry.id in new
+    }
 
 
 # Parsing is most of a refresh's work (feedparser reads about 1.4 MB/s on one core here):
@@ -489,14 +505,17 @@ class _Placing:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._waiting: list[str] = []
+        self._bigrams: dict[str, bytes] = {}  # of the waiting entries, when made already
         self._closed = False
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def add(self, new_ids: Sequence[str]) -> None:
-        """New entries, stored with their tokens: placed with the next batch."""
+    def add(self, new_ids: Sequence[str], bigrams: Mapping[str, bytes]) -> None:
+        """New entries, stored with their tokens (and their bigram features, by id, when
+        made already): placed with the next batch."""
         with self._changed:
             self._waiting.extend(new_ids)
+            self._bigrams.update(bigrams)
             self._changed.notify()
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="topiclens-placing")
@@ -511,13 +530,14 @@ class _Placing:
         if self._thread is not None:
             self._thread.join()
 
-    def _next_batch(self) -> list[str] | None:
+    def _next_batch(self) -> tuple[list[str], dict[str, bytes]] | None:
         with self._changed:
             self._changed.wait_for(lambda: self._closed or len(self._waiting) >= PLACE_BATCH)
             if self._closed:
                 return None
             batch, self._waiting = self._waiting, []
-            return batch
+            bigrams, self._bigrams = self._bigrams, {}
+            return batch, bigrams
 
     def _run(self) -> None:
         try:
@@ -529,10 +549,25 @@ class _Placing:
             return
         models = pipeline.SavedModels()  # (the model read once, not once a batch)
         while (batch := self._next_batch()) is not None:
+            ids, bigrams = batch
             try:
-                pipeline.assign_new(self._store, batch, models)
+                with one_blas_thread():
+                    pipeline.assign_new(self._store, ids, models, bigrams)
             except Exception:  # place_new places them again, and says what is wrong
                 log.exception("placing new entries during the refresh failed")
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while new entries are placed: its products are a few hundred
+    rows, and OpenBLAS's other threads spin between them on a core the parse workers need
+    (measured: placing 10,000 entries in batches of 500 took 4.3 s of CPU, 2.0 s on one
+    thread, with the same results to the bit)."""
+    import numpy  # noqa: F401  (loads the BLAS library the limit applies to)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 NO_TOPIC = "no topic yet"
@@ -545,8 +580,12 @@ def place_new(store: Store, summary: RefreshSummary) -> None:
     them unplaced, saying why in ``summary.unplaced``."""
     from topiclens.clustering import ensure_topics
 
+    # one BLAS thread for placing, but not for a store's first grouping (a fit, which uses
+    # every core)
+    placing = one_blas_thread() if store.topics() else contextlib.nullcontext()
     try:
-        ensure_topics(store)
+        with placing:
+            ensure_topics(store)
     except ValueError as exc:  # the clustering's refusal: the entries wait for the next
         summary.unplaced = f"not grouped into topics yet ({exc})"
     placed = store.assignments()

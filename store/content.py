@@ -48,11 +48,21 @@ def content_hash(content: Content) -> str:
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def row(entry_id: str, content: Content) -> tuple[str, str, bytes | None, str]:
-    """The ``entry_content`` row of ``content`` (bounded first)."""
+# (text, html compressed or None, hash): an ``entry_content`` row without its entry's id
+Stored = tuple[str, bytes | None, str]
+
+
+def stored(content: Content) -> Stored:
+    """What :func:`row` keeps of ``content`` (bounded first): pure work on the content
+    alone, so a refresh does it where the feed is parsed."""
     content = bounded(content)
     html = zlib.compress(content.html.encode("utf-8", "surrogatepass"), 6) if content.html else None
-    return entry_id, content.text, html, content_hash(content)
+    return content.text, html, content_hash(content)
+
+
+def row(entry_id: str, content: Content) -> tuple[str, str, bytes | None, str]:
+    """The ``entry_content`` row of ``content`` (bounded first)."""
+    return entry_id, *stored(content)
 
 
 def put(conn: sqlite3.Connection, rows: Sequence[tuple[str, str, bytes | None, str]]) -> None:

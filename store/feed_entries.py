@@ -47,6 +47,18 @@ class FeedItem(NamedTuple):
 
     entry: Entry
     content: Content
+    stored: _content.Stored | None = None  # the content as stored, when made already
+
+
+def with_stored(it: FeedItem) -> FeedItem:
+    """``it`` with its content compressed and hashed as the store keeps it."""
+    return it._replace(stored=_content.stored(it.content))
+
+
+def _content_row(entry_id: str, it: FeedItem) -> tuple[str, str, bytes | None, str]:
+    if it.stored is None:
+        return _content.row(entry_id, it.content)
+    return entry_id, *it.stored
 
 
 class Written(NamedTuple):
@@ -155,7 +167,7 @@ def write(conn: sqlite3.Connection, feed_id: int, items: Sequence[FeedItem], now
             fresh.append(it)
             continue
         eid, title, summary, url, author, first_seen, digest = old
-        row = _content.row(eid, it.content)
+        row = _content_row(eid, it)
         if (title, summary, url, author, digest) == (e.title, e.summary, e.url, e.author, row[3]):
             if first_seen and not e.date_first_seen:  # the feed dates it now
                 conn.execute(_DATED, (e.date, e.published, eid))
@@ -194,7 +206,7 @@ def _insert(conn: sqlite3.Connection, items: Sequence[FeedItem], now: float) -> 
         ids.append(e.id)
         rows.append(e.to_row(now))
         if it.content.text or it.content.html:
-            contents.append(_content.row(e.id, it.content))
+            contents.append(_content_row(e.id, it))
     add_paths(conn, [it.entry.origin_file for it in items])
     conn.executemany(INSERT_ENTRY, rows)
     _content.put(conn, contents)

@@ -335,11 +335,12 @@ def test_a_tokenizer_failure_costs_the_feed_none_of_its_entries(
     server: FeedServer, store: Store, monkeypatch: pytest.MonkeyPatch
 ):
     from topiclens.clustering import token_cache
+    from topiclens.clustering.tokenize import Tokenizer
 
-    def broken(texts, **kwargs):  # type: ignore[no-untyped-def]
+    def broken(self, text):  # type: ignore[no-untyped-def]
         raise RuntimeError("a tokenizer bug")
 
-    monkeypatch.setattr(token_cache, "iter_tokenize", broken)
+    monkeypatch.setattr(Tokenizer, "tokens_and_bigrams", broken)
     server.route("/kv.xml", Reply(200, rss("KV Blog", KV)))
     store.add_feed(server.url("/kv.xml"))
     summary = refresh(store, place=False)  # one feed: parsed in this process

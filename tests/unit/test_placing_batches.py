@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from topiclens.clustering import pipeline
 from topiclens.clustering.pipeline import SavedModels, assign_new, cluster_store, saved_model
-from topiclens.clustering.token_cache import BY_ID_MAX, entry_token_ids
-from topiclens.clustering.tokenize import tokenizer_version
+from topiclens.clustering.token_cache import BY_ID_MAX, TokenIds, entry_token_ids
+from topiclens.clustering.tokenize import default_tokenizer, tokenizer_version
 from topiclens.store import Entry, Store
 
 
@@ -76,3 +77,26 @@ def test_batches_place_with_one_read_of_the_model_until_it_changes(bundled_home:
         assert len(reads) == 1  # read again: the store's model changed
         assert reads[0] == store.topic_model()[1]
         assert saved_model(store) is not None
+
+
+def test_counts_keep_their_tokens_when_the_token_list_grows_after():
+    # a refresh caches more tokens (the store's list grows) while a batch is placed
+    vocab = ["kv", "cache"]
+    ids = TokenIds(np.array([0, 1, 1], dtype=np.uint32), np.array([0, 3]), vocab)
+    counts = ids.counts()
+    vocab.append("prefix")
+    more = counts.plus([["\x02缓存"]])
+    assert more.vocab == ["kv", "cache", "\x02缓存"]
+    assert more.matrix.toarray().tolist() == [[1.0, 2.0, 1.0]]
+
+
+def test_tokens_and_bigrams_are_the_tokenizers_two_answers():
+    tokenizer = default_tokenizer()
+    texts = [
+        "KV 缓存的分页注意力：vLLM 如何复用前缀缓存",
+        "Ｆｕｌｌｗｉｄｔｈ ＧＰＵ 内核，融合算子。",
+        "Speculative decoding with a draft model",
+        "",
+    ]
+    for text in texts:
+        assert tokenizer.tokens_and_bigrams(text) == (tokenizer(text), tokenizer.bigrams(text))
