@@ -481,16 +481,26 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
                     screen.state.view is not None
                     and screen.state.view.topic_id == tid
                     and screen.detail is not None
-                    and bool(screen.entry_list.rows)
-                    and screen.detail.entry.id == screen.entry_list.rows[0][0]
+                    and screen.entry_list.cursor is not None
+                    and screen.entry_list.cursor < len(screen.entry_list.rows)
+                    # the entry under the cursor: its first, unless new entries came above
+                    and screen.detail.entry.id
+                    == screen.entry_list.rows[screen.entry_list.cursor][0]
                 )
 
-            def at(index: int) -> Callable[[], bool]:
-                return lambda: (
-                    screen.entry_list.cursor == index
-                    and screen.detail is not None
-                    and screen.detail.entry.id == screen.entry_list.rows[index][0]
-                )
+            def at(index: int, shown: str) -> Callable[[], bool]:
+                """The cursor on row ``index`` and its entry shown; or, when new entries
+                arrived above it during the key (the cursor keeps to its entry, so its
+                row changes), any other entry under the cursor shown."""
+
+                def reached() -> bool:
+                    cursor, rows = screen.entry_list.cursor, screen.entry_list.rows
+                    if cursor is None or screen.detail is None or cursor >= len(rows):
+                        return False
+                    moved = cursor == index or rows[0][0] != shown
+                    return moved and screen.detail.entry.id == rows[cursor][0]
+
+                return reached
 
             async def switch(refresh: Worker[object] | None) -> tuple[float, float]:
                 if not 0 <= state["topic"] + state["step"] < len(topics):
@@ -507,7 +517,10 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
                 state["row"] += state["row_step"]
                 key = "j" if state["row_step"] > 0 else "k"
                 besides = [refresh] if refresh else []
-                return await key_to_frame(pilot, key, at(state["row"]), besides)
+                first = screen.entry_list.rows[0][0]
+                sample = await key_to_frame(pilot, key, at(state["row"], first), besides)
+                state["row"] = screen.entry_list.cursor or 0  # where it is now
+                return sample
 
             async def round_of_keys(times: Times, refresh: Worker[object] | None) -> None:
                 """A topic switch, then six cursor moves in its entries (h and l, which
