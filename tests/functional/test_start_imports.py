@@ -10,9 +10,14 @@ import gc
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from topiclens.tui.app import TopicLensApp
 
 # imported where they are used, never for the first frame: the clustering's libraries, the
 # feeds', and the hashes that make ids
@@ -25,6 +30,30 @@ DEFERRED_OWN = (
     "topiclens.store.feed_entries",
 )
 ENTRY_POINTS = ("topiclens.cli", "topiclens.store", "topiclens.tui.app")
+
+
+def start_reader(
+    reader_store: Path,
+    app_class: type[TopicLensApp] | None = None,
+    size: tuple[int, int] = (120, 34),
+    settled: Callable[[TopicLensApp], None] | None = None,
+) -> None:
+    """Run the reader (or ``app_class``) on ``reader_store`` headless until it is idle after
+    its first frame, then call ``settled`` with it."""
+    from topiclens.store import Store
+    from topiclens.tui.app import TopicLensApp
+
+    async def run() -> None:
+        with Store(reader_store) as store:
+            app = (app_class or TopicLensApp)(
+                store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600
+            )
+            async with app.run_test(size=size) as pilot:
+                await pilot.pause()
+                if settled is not None:
+                    settled(app)
+
+    asyncio.run(run())
 
 
 def loaded(code: str, env: dict[str, str] | None = None) -> list[str]:
@@ -113,20 +142,14 @@ def test_first_frame_parses_the_stylesheets_once(
             seen.append((len(reparsed), self.theme))
             super().on_ready()
 
-    async def run() -> None:
-        with Store(reader_store) as store:
-            store.set_meta(THEME_KEY, LIGHT)  # a theme that is not Textual's default
-            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
-            async with app.run_test(size=(120, 34)) as pilot:
-                await pilot.pause()
-
-    asyncio.run(run())
+    with Store(reader_store) as store:
+        store.set_meta(THEME_KEY, LIGHT)  # a theme that is not Textual's default
+    start_reader(reader_store, Reader)
     assert seen == [(0, LIGHT)]
 
 
 def test_no_garbage_collection_before_the_first_frame(reader_store: Path) -> None:
     # what the start allocates lives as long as the app: collections would only walk it
-    from topiclens.store import Store
     from topiclens.tui.app import TopicLensApp
 
     seen: list[tuple[str, bool]] = []
@@ -141,13 +164,7 @@ def test_no_garbage_collection_before_the_first_frame(reader_store: Path) -> Non
             super().on_ready()
             seen.append(("after it", gc.isenabled()))
 
-    async def run() -> None:
-        with Store(reader_store) as store:
-            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
-            async with app.run_test(size=(120, 34)) as pilot:
-                await pilot.pause()
-
-    asyncio.run(run())
+    start_reader(reader_store, Reader)
     assert seen == [("mounted", False), ("first frame", False), ("after it", True)]
     assert gc.isenabled()
 
@@ -172,7 +189,6 @@ def test_first_frame_styles_each_pane_once(reader_store: Path, monkeypatch: pyte
     # first shown (Textual's resume) cost ~3% of a start; the focused pane is restyled
     # by its focus, which the first styling cannot know
     from textual.css.stylesheet import Stylesheet
-    from topiclens.store import Store
     from topiclens.tui.app import TopicLensApp
 
     styled: dict[str, int] = {}
@@ -194,13 +210,7 @@ def test_first_frame_styles_each_pane_once(reader_store: Path, monkeypatch: pyte
             focused.append(self.focused.id if self.focused is not None else None)
             super().on_ready()
 
-    async def run() -> None:
-        with Store(reader_store) as store:
-            app = Reader(store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600)
-            async with app.run_test(size=(120, 34)) as pilot:
-                await pilot.pause()
-
-    asyncio.run(run())
+    start_reader(reader_store, Reader)
     panes = ("topics", "entries", "detail", "similar")
     assert focused[0] in panes
     assert {p: seen.get(p) for p in panes} == {p: 1 + (p == focused[0]) for p in panes}
@@ -215,8 +225,6 @@ def test_first_frame_has_the_scrollbars_of_the_settled_screen(
     # known before the first layout, so the first frame has the scrollbars it keeps
     from textual.app import App
     from textual.scroll_view import ScrollView
-    from topiclens.store import Store
-    from topiclens.tui.app import TopicLensApp
 
     def scrollbars(app: App[None]) -> dict[str, tuple[bool, bool]]:
         shown = app.screen._compositor.visible_widgets
@@ -236,15 +244,6 @@ def test_first_frame_has_the_scrollbars_of_the_settled_screen(
     monkeypatch.setattr(App, "_display", drawn)
     settled: list[dict[str, tuple[bool, bool]]] = []
 
-    async def run() -> None:
-        with Store(reader_store) as store:
-            app = TopicLensApp(
-                store, keymap_file=Path("/nonexistent/keymap.toml"), poll_interval=3600
-            )
-            async with app.run_test(size=size) as pilot:
-                await pilot.pause()
-                settled.append(scrollbars(app))
-
-    asyncio.run(run())
+    start_reader(reader_store, size=size, settled=lambda app: settled.append(scrollbars(app)))
     assert frames[0] == settled[0]
     assert (True, True) in frames[0].values()  # a pane scrolls: the check means something
