@@ -156,11 +156,17 @@ class EntryList(CursorList):
         if len(rows) == self._length:  # (other rows shown since)
             return
         self._length = len(rows)
-        if isinstance(rows, TopicRows) and self.also_from is not None:
-            self.also_from = len(rows) - rows.also
-            self._divider_line = self.also_from if self.divider is not None else None
+        if self.also_from is not None:
+            self._also_after(rows)
         self.content_changed(self.cursor)
         self.post_message(self.Highlighted(self.current_id))
+
+    def _also_after(self, rows: Sequence[Row]) -> None:
+        """A paged topic's "also here" rows (and a search's divider) start after its own,
+        as many as its length now holds."""
+        if isinstance(rows, TopicRows):
+            self.also_from = len(rows) - rows.also
+            self._divider_line = self.also_from if self.divider is not None else None
 
     def show_rows(
         self,
@@ -181,9 +187,8 @@ class EntryList(CursorList):
         if keep is not None:
             index = index_of(rows, keep) or 0  # (asks the store where, of a paged topic)
         self._length = len(rows)  # (after index_of: it may have counted a paged topic)
-        if also and isinstance(rows, TopicRows):
-            self.also_from = len(rows) - rows.also
-            self._divider_line = self.also_from if self.divider is not None else None
+        if also:
+            self._also_after(rows)
         self.content_changed(index, center=True)
         self.post_message(self.Highlighted(self.current_id))
 
