@@ -14,7 +14,7 @@ import json
 import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .anchors import Anchor
 from .tokenize import Tokenizer, default_tokenizer, tokenizer_version
@@ -29,6 +29,7 @@ PARALLEL_MIN = 2000  # below this many texts, starting workers costs more than i
 TEXT_WINDOW = 20_000  # texts read from the store at a time while tokenizing
 BY_ID_MAX = 5000  # up to this many entries, their cached tokens are looked up by id
 ANCHOR_TOKENS_KEY = "clustering.anchor_tokens"
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -217,7 +218,7 @@ def iter_tokenize_windows(
     progress: Callable[[float], None] | None = None,
 ) -> Iterator[bytes]:
     """:func:`iter_tokenize` of texts that come a window at a time (about ``n`` in all),
-    each window asked for when the last is done, with one set of workers for them all."""
+    with one set of workers for them all."""
     import os
 
     workers = processes if processes is not None else (os.cpu_count() or 1)
@@ -239,10 +240,24 @@ def iter_tokenize_windows(
     # process can deadlock
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker) as pool:
-        for texts in windows:
-            chunks = [texts[i : i + chunk] for i in range(0, len(texts), chunk)]
-            for part in pool.imap(_work, chunks):
+        queued = (
+            pool.imap(_work, [texts[i : i + chunk] for i in range(0, len(texts), chunk)])
+            for texts in windows
+        )
+        # the next window is read and queued before this one's results are taken, so the
+        # workers never wait while the texts are read (at most two windows are held)
+        for parts in _one_ahead(queued):
+            for part in parts:
                 yield from part
                 done += len(part)
                 if progress:
                     progress(min(1.0, done / n))
+
+
+def _one_ahead(items: Iterator[T]) -> Iterator[T]:
+    """``items`` in order, each yielded once the next one has been taken."""
+    held: list[T] = []
+    for item in items:
+        yield from held
+        held = [item]
+    yield from held
