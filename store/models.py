@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import orjson
@@ -42,6 +41,32 @@ ENTRY_COLUMNS: tuple[str, ...] = (
 ENTRY_ID = re.compile(r"[0-9a-f]{16}")  # what store.text.entry_id makes
 
 
+class Record:
+    """A plain class of named fields (its ``__slots__``, each an argument of its
+    ``__init__``), equal to another of its class with the same values, and shown with them.
+
+    The records below are written out by hand rather than made by ``@dataclass``, which
+    writes and compiles their methods anew in every process: a tenth of the reader's imports
+    (the first frame waits for them)."""
+
+    __slots__ = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Record)
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # equal by values that may change
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({values})"
+
+
 class Problem(NamedTuple):
     """Something wrong with an input file, pinned to a line (0 when the whole file)."""
 
@@ -54,34 +79,85 @@ class Problem(NamedTuple):
         return f"{where}: {self.message}"
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(Record):
     """One entry of a digest: what it says (title, summary, comment) and where it came from."""
 
-    id: str
-    title: str
-    summary: str
-    comment: str = ""
-    source: str = ""
-    category: str = ""
-    date: str | None = None  # ISO YYYY-MM-DD
-    url: str | None = None
-    lang: str = "zh"
-    format: str = ""  # digest | listing | jsonl
-    origin_file: str = ""
-    origin_line: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
-    title_given: bool = True  # False when derived from the summary
-    # from a feed: its feed's id (None for a file) and the entry's key inside that feed
-    # (its guid or id, else its link, else a hash of its content)
-    feed_id: int | None = None
-    feed_key: str | None = None
-    author: str = ""
-    published: str | None = None  # ISO 8601 UTC, to the second: YYYY-MM-DDTHH:MM:SSZ
-    date_first_seen: bool = False  # True: the feed gave no date; date is when first seen
-    # the start of the whole content (stored apart, see store/feeds.py), past what the
-    # summary already says: clustered with the title and summary
-    content_start: str = ""
+    __slots__ = (
+        "author",
+        "category",
+        "comment",
+        "content_start",
+        "date",
+        "date_first_seen",
+        "extra",
+        "feed_id",
+        "feed_key",
+        "format",
+        "id",
+        "lang",
+        "origin_file",
+        "origin_line",
+        "published",
+        "source",
+        "summary",
+        "title",
+        "title_given",
+        "url",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        title: str,
+        summary: str,
+        comment: str = "",
+        source: str = "",
+        category: str = "",
+        date: str | None = None,
+        url: str | None = None,
+        lang: str = "zh",
+        format: str = "",
+        origin_file: str = "",
+        origin_line: int = 0,
+        extra: dict[str, Any] | None = None,
+        title_given: bool = True,
+        feed_id: int | None = None,
+        feed_key: str | None = None,
+        author: str = "",
+        published: str | None = None,
+        date_first_seen: bool = False,
+        content_start: str = "",
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.comment = comment
+        self.source = source
+        self.category = category
+        self.date = date  # ISO YYYY-MM-DD
+        self.url = url
+        self.lang = lang
+        self.format = format  # digest | listing | jsonl
+        self.origin_file = origin_file
+        self.origin_line = origin_line
+        self.extra: dict[str, Any] = {} if extra is None else extra
+        self.title_given = title_given  # False when derived from the summary
+        # from a feed: its feed's id (None for a file) and the entry's key inside that feed
+        # (its guid or id, else its link, else a hash of its content)
+        self.feed_id = feed_id
+        self.feed_key = feed_key
+        self.author = author
+        self.published = published  # ISO 8601 UTC, to the second: YYYY-MM-DDTHH:MM:SSZ
+        # True: the feed gave no date; date is when first seen
+        self.date_first_seen = date_first_seen
+        # the start of the whole content (stored apart, see store/feeds.py), past what the
+        # summary already says: clustered with the title and summary
+        self.content_start = content_start
+
+    def replace(self, **changes: Any) -> Entry:
+        """A copy of the entry with ``changes`` (field name -> value)."""
+        values = {name: getattr(self, name) for name in self.__slots__}
+        return Entry(**{**values, **changes})
 
     def to_json(self) -> dict[str, Any]:
         """Every field, as ``topiclens entries --json`` and the JSON export write it."""
@@ -266,30 +342,51 @@ class Content(NamedTuple):
     html: str = ""
 
 
-@dataclass(slots=True)
-class ParseResult:
+class ParseResult(Record):
     """The entries read from one file, the problems found in it, and notes (how it was
     read, when that was a choice)."""
 
-    path: str
-    format: str
-    entries: list[Entry] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    notes: list[Problem] = field(default_factory=list)
-    contents: dict[str, Content] = field(default_factory=dict)  # entry id -> its content
+    __slots__ = ("contents", "entries", "format", "notes", "path", "problems")
+
+    def __init__(
+        self,
+        path: str,
+        format: str,
+        entries: list[Entry] | None = None,
+        problems: list[Problem] | None = None,
+        notes: list[Problem] | None = None,
+        contents: dict[str, Content] | None = None,
+    ) -> None:
+        self.path = path
+        self.format = format
+        self.entries: list[Entry] = [] if entries is None else entries
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.notes: list[Problem] = [] if notes is None else notes
+        # entry id -> its content
+        self.contents: dict[str, Content] = {} if contents is None else contents
 
 
-@dataclass(slots=True)
-class ImportReport:
+class ImportReport(Record):
     """What an import did: new, already known and rejected entries, with the problems and
     the notes (not errors: how a file was read when that was a choice)."""
 
-    new: int = 0
-    known: int = 0
-    rejected: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    new_ids: list[str] = field(default_factory=list)
-    notes: list[Problem] = field(default_factory=list)
+    __slots__ = ("known", "new", "new_ids", "notes", "problems", "rejected")
+
+    def __init__(
+        self,
+        new: int = 0,
+        known: int = 0,
+        rejected: int = 0,
+        problems: list[Problem] | None = None,
+        new_ids: list[str] | None = None,
+        notes: list[Problem] | None = None,
+    ) -> None:
+        self.new = new
+        self.known = known
+        self.rejected = rejected
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.new_ids: list[str] = [] if new_ids is None else new_ids
+        self.notes: list[Problem] = [] if notes is None else notes
 
     def add(self, other: ImportReport) -> None:
         self.new += other.new
@@ -334,8 +431,7 @@ class Assignment(NamedTuple):
 FEED_STATUSES: tuple[str, ...] = ("ok", "error", "gone")
 
 
-@dataclass(frozen=True, slots=True)
-class Feed:
+class Feed(NamedTuple):
     """A subscription: where it is fetched from, what the last fetch found, and how many
     of its entries the store holds (``entries``, ``unread``: filled by the listing)."""
 
