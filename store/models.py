@@ -8,7 +8,6 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from . import jsonvalues
 from .text import entry_text
 
 # The source formats an import reads (`import --format` forces one): defined here, where
@@ -186,7 +185,9 @@ class Entry(Record):
     def from_json(cls, obj: Any) -> Entry:
         """The entry :meth:`to_json` wrote, every field checked (type, range, id shape);
         :class:`jsonvalues.Invalid` naming the first field that is wrong."""
-        check = jsonvalues
+        # the checks of input files and exports, which the reader's start never reads
+        from . import jsonvalues as check
+
         if not isinstance(obj, dict):
             raise check.Invalid(f"'entry' must be an object, not {check.kind(obj)}")
         entry_id = check.text(obj, "id", required=True)
