@@ -37,7 +37,8 @@ ENTRY_COLUMNS: tuple[str, ...] = (
     "date_first_seen",
     "content_start",
 )
-ENTRY_ID = re.compile(r"[0-9a-f]{16}")  # what store.text.entry_id makes
+# what store.text.entry_id makes; compiled by re (and kept in its cache) when first checked
+ENTRY_ID = r"[0-9a-f]{16}"
 
 
 class Record:
@@ -191,7 +192,7 @@ class Entry(Record):
         if not isinstance(obj, dict):
             raise check.Invalid(f"'entry' must be an object, not {check.kind(obj)}")
         entry_id = check.text(obj, "id", required=True)
-        if not ENTRY_ID.fullmatch(entry_id):
+        if not re.fullmatch(ENTRY_ID, entry_id):
             raise check.Invalid(f"'id' {entry_id[:40]!r} is not an entry id (16 hex digits)")
         date = obj.get("date")
         if date is not None and (not isinstance(date, str) or not _is_iso_date(date)):
