@@ -84,12 +84,13 @@ _FORMAT = (
     "\U000e0020-\U000e007f"
 )
 _UNSAFE = re.compile(f"[{_CONTROL}{_BIDI}{_FORMAT}]")
-_BIDI_CHARS = re.compile(f"[{_BIDI}]")
+# compiled by re (and kept in its cache) the first time unsafe text is shown, not at start
+_BIDI_CHARS = f"[{_BIDI}]"
 
 
 def _harmless(match: re.Match[str]) -> str:
     ch = match.group()
-    return f"<U+{ord(ch):04X}>" if _BIDI_CHARS.match(ch) else ""
+    return f"<U+{ord(ch):04X}>" if re.match(_BIDI_CHARS, ch) else ""
 
 
 def terminal_text(text: str) -> str:

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import re
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import orjson
 
-from . import jsonvalues
 from .text import entry_text
 
 # The source formats an import reads (`import --format` forces one): defined here, where
@@ -39,7 +35,32 @@ ENTRY_COLUMNS: tuple[str, ...] = (
     "date_first_seen",
     "content_start",
 )
-ENTRY_ID = re.compile(r"[0-9a-f]{16}")  # what store.text.entry_id makes
+
+
+class Record:
+    """A plain class of named fields (its ``__slots__``, each an argument of its
+    ``__init__``), equal to another of its class with the same values, and shown with them.
+
+    The records below are written out by hand rather than made by ``@dataclass``, which
+    writes and compiles their methods anew in every process: a tenth of the reader's imports
+    (the first frame waits for them)."""
+
+    __slots__ = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Record)
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # equal by values that may change
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({values})"
 
 
 class Problem(NamedTuple):
@@ -54,34 +75,85 @@ class Problem(NamedTuple):
         return f"{where}: {self.message}"
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(Record):
     """One entry of a digest: what it says (title, summary, comment) and where it came from."""
 
-    id: str
-    title: str
-    summary: str
-    comment: str = ""
-    source: str = ""
-    category: str = ""
-    date: str | None = None  # ISO YYYY-MM-DD
-    url: str | None = None
-    lang: str = "zh"
-    format: str = ""  # digest | listing | jsonl
-    origin_file: str = ""
-    origin_line: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
-    title_given: bool = True  # False when derived from the summary
-    # from a feed: its feed's id (None for a file) and the entry's key inside that feed
-    # (its guid or id, else its link, else a hash of its content)
-    feed_id: int | None = None
-    feed_key: str | None = None
-    author: str = ""
-    published: str | None = None  # ISO 8601 UTC, to the second: YYYY-MM-DDTHH:MM:SSZ
-    date_first_seen: bool = False  # True: the feed gave no date; date is when first seen
-    # the start of the whole content (stored apart, see store/feeds.py), past what the
-    # summary already says: clustered with the title and summary
-    content_start: str = ""
+    __slots__ = (
+        "author",
+        "category",
+        "comment",
+        "content_start",
+        "date",
+        "date_first_seen",
+        "extra",
+        "feed_id",
+        "feed_key",
+        "format",
+        "id",
+        "lang",
+        "origin_file",
+        "origin_line",
+        "published",
+        "source",
+        "summary",
+        "title",
+        "title_given",
+        "url",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        title: str,
+        summary: str,
+        comment: str = "",
+        source: str = "",
+        category: str = "",
+        date: str | None = None,
+        url: str | None = None,
+        lang: str = "zh",
+        format: str = "",
+        origin_file: str = "",
+        origin_line: int = 0,
+        extra: dict[str, Any] | None = None,
+        title_given: bool = True,
+        feed_id: int | None = None,
+        feed_key: str | None = None,
+        author: str = "",
+        published: str | None = None,
+        date_first_seen: bool = False,
+        content_start: str = "",
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.comment = comment
+        self.source = source
+        self.category = category
+        self.date = date  # ISO YYYY-MM-DD
+        self.url = url
+        self.lang = lang
+        self.format = format  # digest | listing | jsonl
+        self.origin_file = origin_file
+        self.origin_line = origin_line
+        self.extra: dict[str, Any] = {} if extra is None else extra
+        self.title_given = title_given  # False when derived from the summary
+        # from a feed: its feed's id (None for a file) and the entry's key inside that feed
+        # (its guid or id, else its link, else a hash of its content)
+        self.feed_id = feed_id
+        self.feed_key = feed_key
+        self.author = author
+        self.published = published  # ISO 8601 UTC, to the second: YYYY-MM-DDTHH:MM:SSZ
+        # True: the feed gave no date; date is when first seen
+        self.date_first_seen = date_first_seen
+        # the start of the whole content (stored apart, see store/feeds.py), past what the
+        # summary already says: clustered with the title and summary
+        self.content_start = content_start
+
+    def replace(self, **changes: Any) -> Entry:
+        """A copy of the entry with ``changes`` (field name -> value)."""
+        values = {name: getattr(self, name) for name in self.__slots__}
+        return Entry(**{**values, **changes})
 
     def to_json(self) -> dict[str, Any]:
         """Every field, as ``topiclens entries --json`` and the JSON export write it."""
@@ -110,68 +182,10 @@ class Entry:
     def from_json(cls, obj: Any) -> Entry:
         """The entry :meth:`to_json` wrote, every field checked (type, range, id shape);
         :class:`jsonvalues.Invalid` naming the first field that is wrong."""
-        check = jsonvalues
-        if not isinstance(obj, dict):
-            raise check.Invalid(f"'entry' must be an object, not {check.kind(obj)}")
-        entry_id = check.text(obj, "id", required=True)
-        if not ENTRY_ID.fullmatch(entry_id):
-            raise check.Invalid(f"'id' {entry_id[:40]!r} is not an entry id (16 hex digits)")
-        date = obj.get("date")
-        if date is not None and (not isinstance(date, str) or not _is_iso_date(date)):
-            raise check.Invalid(f"'date' {str(date)[:40]!r} is not a date (YYYY-MM-DD)")
-        url = obj.get("url")
-        if url is not None and not isinstance(url, str):
-            raise check.Invalid(f"'url' must be a string or null, not {check.kind(url)}")
-        title_given = obj.get("title_given", True)
-        if not isinstance(title_given, bool):
-            raise check.Invalid(
-                f"'title_given' must be true or false, not {check.kind(title_given)}"
-            )
-        origin = obj.get("origin") or {}
-        if not isinstance(origin, dict):
-            raise check.Invalid(f"'origin' must be an object, not {check.kind(origin)}")
-        extra = obj.get("extra") or {}
-        if not isinstance(extra, dict):
-            raise check.Invalid(f"'extra' must be an object, not {check.kind(extra)}")
-        feed_id = obj.get("feed")
-        if feed_id is not None and (
-            isinstance(feed_id, bool) or not isinstance(feed_id, int) or feed_id < 1
-        ):
-            raise check.Invalid(f"'feed' must be a feed id or null, not {str(feed_id)[:40]!r}")
-        feed_key = obj.get("feed_key")
-        if feed_key is not None and not isinstance(feed_key, str):
-            raise check.Invalid(f"'feed_key' must be a string or null, not {check.kind(feed_key)}")
-        published = obj.get("published")
-        if published is not None and (not isinstance(published, str) or not is_iso_time(published)):
-            raise check.Invalid(
-                f"'published' {str(published)[:40]!r} is not a time (YYYY-MM-DDTHH:MM:SSZ)"
-            )
-        first_seen = obj.get("date_first_seen", False)
-        if not isinstance(first_seen, bool):
-            raise check.Invalid(
-                f"'date_first_seen' must be true or false, not {check.kind(first_seen)}"
-            )
-        return cls(
-            id=entry_id,
-            title=check.text(obj, "title", required=True),
-            title_given=title_given,
-            summary=check.text(obj, "summary", required=True),
-            comment=check.text(obj, "comment"),
-            source=check.text(obj, "source"),
-            category=check.text(obj, "category"),
-            date=date,
-            url=url,
-            lang=check.text(obj, "lang", default="zh") or "zh",
-            format=check.text(obj, "format"),
-            origin_file=check.text(origin, "file"),
-            origin_line=check.whole(origin.get("line", 0), "origin.line"),
-            extra=extra,
-            feed_id=feed_id,
-            feed_key=feed_key,
-            author=check.text(obj, "author"),
-            published=published,
-            date_first_seen=first_seen,
-        )
+        # the checks of input files and exports, which the reader's start never reads
+        from .entry_json import entry_from_json
+
+        return entry_from_json(obj)
 
     def to_row(self, imported_at: float) -> tuple[Any, ...]:
         """The entries row: :data:`ENTRY_COLUMNS`, then ``imported_at``."""
@@ -240,22 +254,7 @@ class Entry:
         )
 
 
-def _is_iso_date(text: str) -> bool:
-    try:
-        return _dt.date.fromisoformat(text).isoformat() == text
-    except ValueError:
-        return False
-
-
 ISO_TIME = "%Y-%m-%dT%H:%M:%SZ"  # how a time is stored: UTC, to the second
-
-
-def is_iso_time(text: str) -> bool:
-    """Whether ``text`` is a time as stored (:data:`ISO_TIME`)."""
-    try:
-        return _dt.datetime.strptime(text, ISO_TIME).strftime(ISO_TIME) == text
-    except ValueError:
-        return False
 
 
 class Content(NamedTuple):
@@ -266,30 +265,51 @@ class Content(NamedTuple):
     html: str = ""
 
 
-@dataclass(slots=True)
-class ParseResult:
+class ParseResult(Record):
     """The entries read from one file, the problems found in it, and notes (how it was
     read, when that was a choice)."""
 
-    path: str
-    format: str
-    entries: list[Entry] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    notes: list[Problem] = field(default_factory=list)
-    contents: dict[str, Content] = field(default_factory=dict)  # entry id -> its content
+    __slots__ = ("contents", "entries", "format", "notes", "path", "problems")
+
+    def __init__(
+        self,
+        path: str,
+        format: str,
+        entries: list[Entry] | None = None,
+        problems: list[Problem] | None = None,
+        notes: list[Problem] | None = None,
+        contents: dict[str, Content] | None = None,
+    ) -> None:
+        self.path = path
+        self.format = format
+        self.entries: list[Entry] = [] if entries is None else entries
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.notes: list[Problem] = [] if notes is None else notes
+        # entry id -> its content
+        self.contents: dict[str, Content] = {} if contents is None else contents
 
 
-@dataclass(slots=True)
-class ImportReport:
+class ImportReport(Record):
     """What an import did: new, already known and rejected entries, with the problems and
     the notes (not errors: how a file was read when that was a choice)."""
 
-    new: int = 0
-    known: int = 0
-    rejected: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    new_ids: list[str] = field(default_factory=list)
-    notes: list[Problem] = field(default_factory=list)
+    __slots__ = ("known", "new", "new_ids", "notes", "problems", "rejected")
+
+    def __init__(
+        self,
+        new: int = 0,
+        known: int = 0,
+        rejected: int = 0,
+        problems: list[Problem] | None = None,
+        new_ids: list[str] | None = None,
+        notes: list[Problem] | None = None,
+    ) -> None:
+        self.new = new
+        self.known = known
+        self.rejected = rejected
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.new_ids: list[str] = [] if new_ids is None else new_ids
+        self.notes: list[Problem] = [] if notes is None else notes
 
     def add(self, other: ImportReport) -> None:
         self.new += other.new
@@ -334,8 +354,7 @@ class Assignment(NamedTuple):
 FEED_STATUSES: tuple[str, ...] = ("ok", "error", "gone")
 
 
-@dataclass(frozen=True, slots=True)
-class Feed:
+class Feed(NamedTuple):
     """A subscription: where it is fetched from, what the last fetch found, and how many
     of its entries the store holds (``entries``, ``unread``: filled by the listing)."""
 

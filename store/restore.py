@@ -46,18 +46,28 @@ _LONG_DIGITS = re.compile(rb"\d{19,}")
 _NUMBER_OR_TEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
 
 
-@dataclass(slots=True)
 class RestoreReport(ImportReport):
     """An import report that also counts bookmarks: restored (added, or given back their
     exported time or note) and unchanged (already exactly as exported). ``rejected``
     counts the bookmarks refused (or 1 for a document that is no usable export)."""
 
-    bookmarks_restored: int = 0
-    bookmarks_unchanged: int = 0
-    notes_restored: int = 0  # notes on entries not bookmarked, given back their text
-    corrections_restored: int = 0  # topic corrections and pins (store/corrections.py)
-    searches_restored: int = 0  # saved searches added or given back their query
-    mute_rules_restored: int = 0  # mute rules added
+    __slots__ = (
+        "bookmarks_restored",
+        "bookmarks_unchanged",
+        "corrections_restored",
+        "mute_rules_restored",
+        "notes_restored",
+        "searches_restored",
+    )
+
+    def __init__(self, **import_report: Any) -> None:
+        super().__init__(**import_report)  # new, known, rejected, problems, new_ids, notes
+        self.bookmarks_restored = 0
+        self.bookmarks_unchanged = 0
+        self.notes_restored = 0  # notes on entries not bookmarked, given back their text
+        self.corrections_restored = 0  # topic corrections and pins (store/corrections.py)
+        self.searches_restored = 0  # saved searches added or given back their query
+        self.mute_rules_restored = 0  # mute rules added
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ def settle(conn: sqlite3.Connection, items: list[RestoreItem], now: float) -> li
             ).fetchone()
             if known is not None:
                 changes["id"] = known[0]
-        entry = dataclasses.replace(entry, **changes)
+        entry = entry.replace(**changes)
         bookmark = item.bookmark._replace(entry_id=entry.id)
         settled.append(dataclasses.replace(item, entry=entry, bookmark=bookmark, content=content))
     return settled

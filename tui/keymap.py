@@ -41,7 +41,8 @@ RESERVED: dict[str, str] = {
 }
 _MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 # a binding id at the start of a line of the file (bare or quoted), for the line numbers
-_ID_LINE = re.compile(r"""^\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*=""")
+# patterns compiled by re (and kept in its cache) when a keymap file is read, not at start
+_ID_LINE = r"""^\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*="""
 
 
 def normal_key(key: str) -> str | None:
@@ -83,7 +84,7 @@ def _lines(text: str) -> dict[str, int]:
     """Binding id -> the line it is set on (the first, for an id set twice)."""
     found: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
-        match = _ID_LINE.match(line)
+        match = re.match(_ID_LINE, line)
         if match:
             found.setdefault(next(g for g in match.groups() if g is not None), number)
     return found
@@ -111,7 +112,7 @@ def read_keymap_file(path: Path) -> bytes | None:
     return data
 
 
-_OUTSIDE_STRINGS = re.compile(r"""#.*|"(?:[^"\\]|\\.)*"|'[^']*'|[^"'#]+|.""")
+_OUTSIDE_STRINGS = r"""#.*|"(?:[^"\\]|\\.)*"|'[^']*'|[^"'#]+|."""
 
 
 def _too_deep(text: str) -> int | None:
@@ -119,7 +120,7 @@ def _too_deep(text: str) -> int | None:
     they never do (brackets in strings and comments are not counted)."""
     depth = 0
     for number, line in enumerate(text.splitlines(), start=1):
-        for part in _OUTSIDE_STRINGS.findall(line):
+        for part in re.findall(_OUTSIDE_STRINGS, line):
             if part[0] in "#\"'":
                 continue
             for ch in part:

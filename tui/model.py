@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
-from topiclens.store.models import Bookmark, Entry, Topic
+from topiclens.store.models import Bookmark, Entry, Record, Topic
 
 # One line of the entry list: (id, title, source, date), the plain tuple SQLite returns:
 # the garbage collector stops tracking it, which keeps full collections off topic
@@ -46,19 +45,46 @@ class View(NamedTuple):
         return self.kind in ("search", "saved")
 
 
-@dataclass(slots=True)
-class Detail:
+class Detail(Record):
     """Everything the detail pane shows about one entry."""
 
-    entry: Entry
-    topic: Topic | None = None
-    score: float = 0.0
-    terms: list[str] = field(default_factory=list)
-    similar: list[tuple[Row, float]] = field(default_factory=list)
-    bookmark: Bookmark | None = None
-    read: bool = False
-    also: list[Topic] = field(default_factory=list)  # the other topics it is also in
-    note: str = ""  # the user's note, kept whether the entry is bookmarked or not
-    # a feed entry's: its whole content as terminal text, and its feed's name
-    content: str = ""
-    feed: str = ""
+    __slots__ = (
+        "also",
+        "bookmark",
+        "content",
+        "entry",
+        "feed",
+        "note",
+        "read",
+        "score",
+        "similar",
+        "terms",
+        "topic",
+    )
+
+    def __init__(
+        self,
+        entry: Entry,
+        topic: Topic | None = None,
+        score: float = 0.0,
+        terms: list[str] | None = None,
+        similar: list[tuple[Row, float]] | None = None,
+        bookmark: Bookmark | None = None,
+        read: bool = False,
+        also: list[Topic] | None = None,
+        note: str = "",
+        content: str = "",
+        feed: str = "",
+    ) -> None:
+        self.entry = entry
+        self.topic = topic
+        self.score = score
+        self.terms: list[str] = [] if terms is None else terms
+        self.similar: list[tuple[Row, float]] = [] if similar is None else similar
+        self.bookmark = bookmark
+        self.read = read
+        self.also: list[Topic] = [] if also is None else also  # the other topics it is also in
+        self.note = note  # the user's note, kept whether the entry is bookmarked or not
+        # a feed entry's: its whole content as terminal text, and its feed's name
+        self.content = content
+        self.feed = feed

@@ -12,8 +12,9 @@ for that part, with one sentence saying so: a stored state is never an error."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+from topiclens.store.models import Record
 
 from .model import View
 from .views import DEFAULT_SORT, SORTS, RowFilter, date_problem
@@ -23,21 +24,42 @@ STATE_KEY = "reader.state"  # the store's meta key
 MAX_STATE_LENGTH = 64 * 1024
 
 
-@dataclass(slots=True)
-class ReaderState:
+class ReaderState(Record):
     """Where the reader is and how its entry list is arranged."""
 
-    view: View | None = None  # the topic, bookmarks, search, river or saved search shown
-    # the entry under the entry list's cursor (the list's Highlighted handler follows it)
-    entry: str | None = None
-    unread_only: bool = False
-    sort: str = DEFAULT_SORT
-    row_filter: RowFilter = field(default_factory=RowFilter)
-    # this session's search, listed above the topics; not saved: a search reads every
-    # entry, so a start on one would show "Searching…" where the first entry should be
-    search_query: str | None = None
-    list_top: int = 0  # the entry list's first line on screen
-    entry_top: int = 0  # the entry pane's first line on screen (how far the entry was read)
+    __slots__ = (
+        "entry",
+        "entry_top",
+        "list_top",
+        "row_filter",
+        "search_query",
+        "sort",
+        "unread_only",
+        "view",
+    )
+
+    def __init__(
+        self,
+        view: View | None = None,
+        entry: str | None = None,
+        unread_only: bool = False,
+        sort: str = DEFAULT_SORT,
+        row_filter: RowFilter | None = None,
+        search_query: str | None = None,
+        list_top: int = 0,
+        entry_top: int = 0,
+    ) -> None:
+        self.view = view  # the topic, bookmarks, search, river or saved search shown
+        # the entry under the entry list's cursor (the list's Highlighted handler follows it)
+        self.entry = entry
+        self.unread_only = unread_only
+        self.sort = sort
+        self.row_filter = RowFilter() if row_filter is None else row_filter
+        # this session's search, listed above the topics; not saved: a search reads every
+        # entry, so a start on one would show "Searching…" where the first entry should be
+        self.search_query = search_query
+        self.list_top = list_top  # the entry list's first line on screen
+        self.entry_top = entry_top  # the entry pane's first line on screen (how far it was read)
 
     def to_json(self) -> str:
         """The saved form: a topic, the bookmarks, All unread or a saved search (by name;

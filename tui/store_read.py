@@ -7,7 +7,7 @@ connection), and the screen applies the result on the loop in one cheap step."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from topiclens.store import Store, Topic
 from topiclens.store.schema import GENERATION
@@ -17,8 +17,7 @@ from .model import Detail, Rows, View
 from .views import fetch_rows
 
 
-@dataclass(frozen=True)
-class StoreRead:
+class StoreRead(NamedTuple):
     """The store as a reload shows it."""
 
     topics: list[Topic]  # the visible topics in the store's order (sizes without muted)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from topiclens.store import Store, Topic
 from topiclens.store.pages import PAGE_ROWS, TopicRows
@@ -189,8 +189,7 @@ DEFAULT_SORT = "date"
 DATE_FORMAT = re.compile(r"\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?")
 
 
-@dataclass(frozen=True, slots=True)
-class RowFilter:
+class RowFilter(NamedTuple):
     """Which rows the entry list keeps besides unread-only (the screen's own state, which
     ``u`` toggles too): one source, a date range (``since``/``until`` as 'YYYY-MM' or
     'YYYY-MM-DD', both ends included) and bookmarked only. The empty filter keeps all."""
