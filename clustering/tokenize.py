@@ -19,10 +19,11 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from itertools import chain
 from typing import Any
 
 from topiclens.text import HAN
@@ -40,6 +41,11 @@ ASSET_FILES = (
 USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better here
 
 _PIECES = re.compile(rf"(?P<han>[{HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)")
+# the same pieces as plain strings (findall makes no tuple); a Latin one starts with a-z
+_PIECE_TEXTS = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*")
+# pieces and concept forms remembered with their tokens, per tokenizer: a bound on memory
+# (about 25 MB), forgotten all at once when reached
+MEMO_MAX = 100_000
 _SPACE = re.compile(r"\s+")
 _HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
 # every character whose fold holds a Chinese character (a test checks every code point): a
@@ -67,9 +73,39 @@ def _lines(text: str) -> Iterator[str]:
             yield line
 
 
+# NFKC maps each full-width form of an ASCII character (U+FF01..U+FF5E: ，：（）；) to that
+# character. Replaced beforehand, they leave most Chinese text already in NFKC, which
+# normalize then returns after a quick check instead of composing it character by
+# character (4x to 60x faster); the result is the same, as NFKC of a text is NFKC of it
+# with any character replaced by that character's own NFKC.
+_FULL_WIDTH_ASCII = re.compile("[\uff01-\uff5e]")
+
+
 def fold(text: str) -> str:
     """The form tokens are made from: NFKC, lower-cased."""
+    if not unicodedata.is_normalized("NFKC", text):
+        for ch in set(_FULL_WIDTH_ASCII.findall(text)):
+            text = text.replace(ch, chr(ord(ch) - 0xFEE0))
     return unicodedata.normalize("NFKC", text).lower()
+
+
+class _Memo(dict[str, list[str]]):
+    """A text -> its tokens, made by ``make`` when first asked for (a dict subclass's
+    ``__missing__``, so that a hit costs no Python call), all forgotten when ``limit``
+    are held. The lists it gives are shared: never changed."""
+
+    __slots__ = ("limit", "make")
+
+    def __init__(self, make: Callable[[str], list[str]], limit: int = MEMO_MAX) -> None:
+        super().__init__()
+        self.make = make
+        self.limit = limit
+
+    def __missing__(self, key: str) -> list[str]:
+        if len(self) >= self.limit:
+            self.clear()
+        value = self[key] = self.make(key)
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +255,12 @@ class Tokenizer:
         # a word -> log(frequency / total), as jieba's; a prefix of words only -> _PREFIX_ONLY
         self._logp: dict[str, float] = {}
         self._han: dict[str, list[str]] = {}  # a word jieba cut -> its tokens
-        self._latin: dict[str, list[str]] = {}  # an English identifier -> its token
+        # a piece (an English identifier or a Chinese run) -> its tokens; text repeats
+        # itself (a digest's phrasing, quoted sentences): a run is cut once, not each time
+        self._pieces = _Memo(self._piece)
+        self._piece_tokens = self._pieces.__getitem__
+        # a concept form as found in the text -> the concept's tokens
+        self._form_tokens = _Memo(self._form).__getitem__
         self._expanded: dict[str, list[str]] = {}  # a concept token -> Vocabulary.expand
 
     @property
@@ -235,19 +276,26 @@ class Tokenizer:
         return self._jieba
 
     def _words(self, segment: str, out: list[str]) -> None:
-        latin = self._latin
-        han_word = self._han_word
-        # (findall: a tuple per piece, no match object; the group not taken is "")
-        for han, word in _PIECES.findall(segment):
-            if han:
-                if len(han) > 1:
-                    for cut in self.segment(han):
-                        out.extend(han_word(cut))
-                continue
-            tokens = latin.get(word)
-            if tokens is None:
-                tokens = latin[word] = self._latin_word(word)
-            out.extend(tokens)
+        # every piece's tokens from the memo, looked up and joined in C
+        out.extend(chain.from_iterable(map(self._piece_tokens, _PIECE_TEXTS.findall(segment))))
+
+    def _piece(self, piece: str) -> list[str]:
+        """An English identifier's token, or a Chinese run's: jieba's words with the
+        dictionary words inside them (a single character gives none)."""
+        if "a" <= piece[0] <= "z":
+            return self._latin_word(piece)
+        tokens: list[str] = []
+        if len(piece) > 1:
+            for cut in self.segment(piece):
+                tokens.extend(self._han_word(cut))
+        return tokens
+
+    def _form(self, found: str) -> list[str]:
+        """A concept's tokens from its form as found in the text."""
+        surface = _SPACE.sub(" ", found).strip()
+        # "kv缓存" is the form "kv 缓存" written without its space
+        token = self.vocab.surfaces.get(surface) or self._compact.get(surface.replace(" ", ""))
+        return [] if token is None else self._expand(token)
 
     def _han_word(self, word: str) -> list[str]:
         """A word jieba cut: its tokens, then the dictionary words inside it, as jieba's
@@ -399,18 +447,24 @@ class Tokenizer:
 
     def _tokens(self, folded: str) -> list[str]:
         out: list[str] = []
-        start = 0
-        for begin, end in self.concept_spans(folded):
+        words = self._words
+        form_tokens = self._form_tokens
+        # concept_spans, inlined: a generator's resumption per form costs more than the rest
+        find = self._surface_start.search
+        match = self._surface_re.match
+        start = pos = 0
+        while (candidate := find(folded, pos)) is not None:
+            begin = candidate.start()
+            m = match(folded, begin)
+            if m is None:
+                pos = begin + 1
+                continue
             if begin > start:
-                self._words(folded[start:begin], out)
-            surface = _SPACE.sub(" ", folded[begin:end]).strip()
-            # "kv缓存" is the form "kv 缓存" written without its space
-            token = self.vocab.surfaces.get(surface) or self._compact.get(surface.replace(" ", ""))
-            if token is not None:
-                out.extend(self._expand(token))
-            start = end
+                words(folded[start:begin], out)
+            out.extend(form_tokens(m.group()))
+            start = pos = m.end()
         if start < len(folded):
-            self._words(folded[start:], out)
+            words(folded[start:], out)
         return out
 
 
