@@ -43,9 +43,9 @@ USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better
 _PIECES = re.compile(rf"(?P<han>[{HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)")
 # the same pieces as plain strings (findall makes no tuple); a Latin one starts with a-z
 _PIECE_TEXTS = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*")
-# pieces and concept forms remembered with their tokens, per tokenizer: a bound on memory
-# (about 25 MB), forgotten all at once when reached
-MEMO_MAX = 100_000
+# the characters of the texts a memo of Tokenizer holds (a bound on its memory: about 20 MB
+# for the bigrams' memo), forgotten all at once when reached
+MEMO_CHARS = 200_000
 _SPACE = re.compile(r"\s+")
 _HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
 # every character whose fold holds a Chinese character (a test checks every code point): a
@@ -91,20 +91,24 @@ def fold(text: str) -> str:
 
 class _Memo(dict[str, list[str]]):
     """A text -> its tokens, made by ``make`` when first asked for (a dict subclass's
-    ``__missing__``, so that a hit costs no Python call), all forgotten when ``limit``
-    are held. The lists it gives are shared: never changed."""
+    ``__missing__``, so that a hit costs no Python call), all forgotten when the texts
+    held reach ``limit`` characters. The lists it gives are shared: never changed."""
 
-    __slots__ = ("limit", "make")
+    __slots__ = ("chars", "limit", "make")
 
-    def __init__(self, make: Callable[[str], list[str]], limit: int = MEMO_MAX) -> None:
+    def __init__(self, make: Callable[[str], list[str]], limit: int = MEMO_CHARS) -> None:
         super().__init__()
         self.make = make
         self.limit = limit
+        self.chars = 0
 
     def __missing__(self, key: str) -> list[str]:
-        if len(self) >= self.limit:
+        value = self.make(key)
+        self.chars += len(key)
+        if self.chars > self.limit:
             self.clear()
-        value = self[key] = self.make(key)
+            self.chars = len(key)
+        self[key] = value
         return value
 
 
@@ -258,9 +262,8 @@ class Tokenizer:
         # a piece (an English identifier or a Chinese run) -> its tokens; text repeats
         # itself (a digest's phrasing, quoted sentences): a run is cut once, not each time
         self._pieces = _Memo(self._piece)
-        self._piece_tokens = self._pieces.__getitem__
-        # a concept form as found in the text -> the concept's tokens
-        self._form_tokens = _Memo(self._form).__getitem__
+        self._forms = _Memo(self._form)  # a concept form as found in the text -> its tokens
+        self._bigram_runs = _Memo(_bigrams_of_run)  # a Chinese run -> its bigrams
         self._expanded: dict[str, list[str]] = {}  # a concept token -> Vocabulary.expand
 
     @property
@@ -277,7 +280,8 @@ class Tokenizer:
 
     def _words(self, segment: str, out: list[str]) -> None:
         # every piece's tokens from the memo, looked up and joined in C
-        out.extend(chain.from_iterable(map(self._piece_tokens, _PIECE_TEXTS.findall(segment))))
+        tokens = self._pieces.__getitem__
+        out.extend(chain.from_iterable(map(tokens, _PIECE_TEXTS.findall(segment))))
 
     def _piece(self, piece: str) -> list[str]:
         """An English identifier's token, or a Chinese run's: jieba's words with the
@@ -411,12 +415,17 @@ class Tokenizer:
             return []
         if self.vocab.boilerplate is not None:
             folded = self.vocab.boilerplate.sub(" ", folded)
-        return _bigrams_in(folded)
+        return self._bigrams_in(folded)
+
+    def _bigrams_in(self, folded: str) -> list[str]:
+        """:meth:`bigrams` of text folded and cut already, each run's from the memo."""
+        bigrams = self._bigram_runs.__getitem__
+        return list(chain.from_iterable(map(bigrams, _HAN_RUN.findall(folded))))
 
     def tokens_and_bigrams(self, text: str) -> tuple[list[str], list[str]]:
         """``self(text)`` and ``self.bigrams(text)``, the text folded once for both."""
         folded = self._cleaned(text)
-        return self._tokens(folded), _bigrams_in(folded)
+        return self._tokens(folded), self._bigrams_in(folded)
 
     def concept_spans(self, folded: str) -> Iterator[tuple[int, int]]:
         """Where the concepts' forms are in ``folded`` text: the spans of
@@ -448,7 +457,7 @@ class Tokenizer:
     def _tokens(self, folded: str) -> list[str]:
         out: list[str] = []
         words = self._words
-        form_tokens = self._form_tokens
+        form_tokens = self._forms.__getitem__
         # concept_spans, inlined: a generator's resumption per form costs more than the rest
         find = self._surface_start.search
         match = self._surface_re.match
@@ -468,12 +477,9 @@ class Tokenizer:
         return out
 
 
-def _bigrams_in(folded: str) -> list[str]:
-    """:meth:`Tokenizer.bigrams` of text folded and cut already."""
-    out: list[str] = []
-    for run in _HAN_RUN.findall(folded):
-        out.extend([BIGRAM_MARK + run[i : i + 2] for i in range(len(run) - 1)])
-    return out
+def _bigrams_of_run(run: str) -> list[str]:
+    """The bigrams of one run of Chinese characters."""
+    return [BIGRAM_MARK + run[i : i + 2] for i in range(len(run) - 1)]
 
 
 @cache
