@@ -28,7 +28,10 @@ from topiclens.clustering.tokenize import (
     HAN,
     USE_HMM,
     Tokenizer,
+    boilerplate_pattern,
+    first_chars,
     fold,
+    read_asset,
     surface_pattern,
 )
 from topiclens.store.importer import bundled_paths
@@ -37,6 +40,15 @@ from topiclens.store.parsers import parse_file
 _SPACE = re.compile(r"\s+")
 _PIECES = re.compile(rf"(?P<han>[{HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)")
 _HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
+BOILERPLATE = [
+    line.strip()
+    for line in read_asset("boilerplate.txt").splitlines()
+    if line.strip() and not line.strip().startswith("#")
+]
+
+
+def plain_boilerplate(patterns: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
 class Reference:
@@ -47,12 +59,11 @@ class Reference:
         self.jieba = tk.jieba()
         self.surface_re = surface_pattern(self.vocab.surfaces)
         self.compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
+        self.boilerplate = plain_boilerplate(BOILERPLATE)
 
     def cleaned(self, text: str) -> str:
         folded = unicodedata.normalize("NFKC", text).lower()
-        if self.vocab.boilerplate is not None:
-            folded = self.vocab.boilerplate.sub(" ", folded)
-        return folded
+        return self.boilerplate.sub(" ", folded)
 
     def emit(self, word: str, out: list[str]) -> None:
         token = self.vocab.surfaces.get(word)
@@ -239,3 +250,52 @@ _FORGETFUL = forgetful()
 def test_the_same_on_any_mix_of_scripts_and_symbols(ref: Reference, texts: list[str]):
     assert differences(_REMEMBERING, ref, texts) == []
     assert differences(_FORGETFUL, ref, texts) == []
+
+
+# patterns of every shape first_chars follows or gives up on, with the bundled boilerplate
+PATTERNS = [
+    *BOILERPLATE,
+    "ab|ac",
+    "a?b",
+    "(?:x|y)?z+",
+    "(a|)b",
+    "(?:ab){2}c",
+    r"\bfo+",
+    "(?=b)[a-c]",
+    "a(?<=a)b",
+    "(?>ab|b)c",
+    "[x-z]{1,3}?a",
+    r"\w+",
+    "(?i)ab",
+    "[^a]b",
+    "a*",
+    ".b",
+]
+
+
+def test_first_chars_knows_the_start_of_every_pattern_it_follows_and_no_other():
+    assert first_chars("推荐收录[，,]?") == {"推"}
+    assert first_chars("(?:这篇|本篇)?(?:文章|本文)") == set("这本文")
+    assert first_chars("a?b") == {"a", "b"}
+    for unknown in [r"\w+", "(?i)ab", "[^a]b", "a*", ".b", "x{0,2}", r"(a)?\1b"]:
+        assert first_chars(unknown) is None, unknown
+    # the bundled boilerplate is filtered: its regex starts with the look-ahead
+    assert boilerplate_pattern(BOILERPLATE).pattern.startswith("(?=[")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("abcxyz 推荐收录这篇文章本文介绍了适合读者参考，,：")),
+        max_size=40,
+    )
+)
+def test_a_pattern_matches_only_where_first_chars_allows_and_the_filter_cuts_the_same(text: str):
+    for pattern in PATTERNS:
+        chars = first_chars(pattern)
+        if chars is not None:
+            starts = {m.start() for m in re.finditer(pattern, text) if m.group()}
+            assert {text[i] for i in starts} <= chars, pattern
+    for patterns in (BOILERPLATE, PATTERNS[len(BOILERPLATE) : len(BOILERPLATE) + 9]):
+        plain = plain_boilerplate(patterns)
+        assert boilerplate_pattern(patterns).sub(" ", text) == plain.sub(" ", text)
