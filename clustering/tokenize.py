@@ -316,7 +316,9 @@ def tokenizer_version() -> str:
 
 class Tokenizer:
     """Turns an entry's text into subject tokens. Build one per process (jieba's
-    dictionary loads once, about a second) and call it for every text."""
+    dictionary loads once, about a second) and call it for every text: it remembers what
+    each Chinese run, English identifier and concept form gives (bounded memos), so text
+    that repeats itself is cut once; what a text gives never depends on what came before."""
 
     def __init__(self, vocab: Vocabulary | None = None) -> None:
         self.vocab = vocab or vocabulary()
