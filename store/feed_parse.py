@@ -25,14 +25,18 @@ import re
 import time
 import types
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import feedparser
+import feedparser.api
+import feedparser.datetimes
 import feedparser.mixin
+import feedparser.namespaces._base
 from feedparser.urls import make_safe_absolute_uri
 
-from .feed_dates import Unreadable, read_date
+from .feed_dates import DateFallback, Unreadable, read_date
 from .feed_json import parse_json_feed
 from .feed_xml import (
     MAX_ELEMENTS,
@@ -128,6 +132,35 @@ def _copied_params(params: Any) -> Any:
 # (feedparser.mixin copies only content parameters; its module ``copy`` is replaced there alone)
 feedparser.mixin.copy = types.SimpleNamespace(deepcopy=_copied_params)  # type: ignore[attr-defined]
 
+# feedparser reads every date it meets (a fifth of a millisecond each, trying one format
+# after another), where :func:`.feed_dates.read_date` reads the forms feeds use itself and
+# wants feedparser's reading only for any other form: feedparser is given a reading made
+# when it is asked for (the same reading: a test reads feedparser's whole test suite both
+# ways).
+_feedparser_date = feedparser.datetimes._parse_date
+
+
+@dataclass(frozen=True, slots=True)
+class LaterDate:
+    """feedparser's reading of ``text`` (a UTC time tuple, or None), made when called."""
+
+    text: str
+
+    def __call__(self) -> time.struct_time | None:
+        return _feedparser_date(self.text)  # type: ignore[no-any-return]
+
+
+def _later_date(value: Any) -> LaterDate | None:
+    return LaterDate(value) if value else None
+
+
+# (an entry's published, updated, created and expired dates are read there)
+feedparser.namespaces._base._parse_date = _later_date  # type: ignore[attr-defined]
+
+# feedparser reads XML through the SAX driver it finds first in this list: expat with its
+# character data buffered (:mod:`.feed_expat`: fewer calls, the same pieces of text).
+feedparser.api.PREFERRED_XML_PARSERS = ["topiclens.store.feed_expat"]
+
 
 def _is_html_type(detail: Any) -> bool:
     kind = (detail or {}).get("type") or "text/html"
@@ -162,7 +195,7 @@ def _xml_raws(result: Any, url: str, lines: list[int]) -> Iterator[RawEntry]:
         author_detail = entry.get("author_detail") or {}
         author = author_detail.get("name") or entry.get("author") or ""
         # (dict.get: feedparser's own get answers "updated" with "published")
-        dates: list[tuple[str, time.struct_time | None]] = []
+        dates: list[tuple[str, DateFallback]] = []
         for name in ("published", "updated", "created"):
             text = dict.get(entry, name)
             if isinstance(text, str) and text.strip() and text not in (d[0] for d in dates):

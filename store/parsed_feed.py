@@ -8,13 +8,12 @@ import datetime as _dt
 import hashlib
 import html as _html
 import re
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from .feed_dates import Unreadable, read_date
+from .feed_dates import DateFallback, Unreadable, read_date
 from .html_text import html_to_text, sanitize_html, terminal_line, terminal_safe, text_of_sanitized
 from .models import Problem
 from .text import detect_language
@@ -154,7 +153,7 @@ class RawEntry:
     content_is_html: bool
     base: str | None  # what relative links in the content resolve against
     author: str
-    dates: list[tuple[str, time.struct_time | None]]
+    dates: list[tuple[str, DateFallback]]  # each text, with feedparser's reading of it
     line: int
 
 
