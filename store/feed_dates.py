@@ -50,6 +50,8 @@ _EPOCH = re.compile(r"^\d{9,13}(?:\.\d+)?$")
 _COMMENT = re.compile(r"\s*\([^)]*\)\s*$")  # "+0800 (CST)": RFC 822's trailing comment
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 _ZONE_WORD = re.compile(r"\b[A-Za-z]{2,5}$")
+_UTC_OFFSET = re.compile(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?")
+_EIGHT_DIGITS = re.compile(r"\d{8}")
 
 
 # feedparser's reading of a date, or a function that makes it when it is wanted
@@ -71,7 +73,7 @@ def _offset(zone: str | None, chinese: bool, naive: int) -> int:
         if chinese:
             return _CHINA
         raise Unreadable("the zone CST is ambiguous (US Central, China or Cuba)")
-    match = re.fullmatch(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?", upper)
+    match = _UTC_OFFSET.fullmatch(upper)
     if match:
         hours, minutes = int(match.group(2)), int(match.group(3) or 0)
         if hours > 14 or minutes > 59:
@@ -142,7 +144,7 @@ def read_date(
         when = _dt.datetime.fromtimestamp(seconds, UTC)
         if not EARLIEST <= when <= now + FUTURE_SLACK:
             raise Unreadable(f"the number {text} is no plausible Unix time")
-    elif re.fullmatch(r"\d{8}", text):
+    elif _EIGHT_DIGITS.fullmatch(text):
         parts = {"y": text[:4], "d": text[6:]}
         when = _build(parts, int(text[4:6]), 0)
     elif match := _CHINESE.match(text):
