@@ -38,7 +38,10 @@ def terminal_safe(text: str) -> str:
     removed."""
     if "\t" in text:
         text = text.expandtabs(4)
-    return _CONTROLS.sub("", strip_escapes(text))
+    text = strip_escapes(text)
+    # (every character removed is one str.isprintable refuses, and it is the faster test: a
+    # test, tests/unit/test_text_fast_paths.py, checks every code point)
+    return text if text.isprintable() else _CONTROLS.sub("", text)
 
 
 def strip_escapes(text: str) -> str:
