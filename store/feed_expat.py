@@ -2,7 +2,7 @@
 buffering character data.
 
 Unbuffered, expat hands over text in pieces, at every line break and every entity
-reference, so an escaped ``&lt;p&gt;`` of HTML content is five calls into feedparser,
+reference, so an escaped ``&lt;p&gt;`` of HTML content is three calls into feedparser,
 each appending to the element's pieces. Buffered, the text between two tags comes in one
 call (another event flushes the buffer first, so the order of events is the same): the
 same pieces joined, in fewer calls. feedparser is told to use this reader by naming this
