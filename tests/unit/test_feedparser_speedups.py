@@ -1,4 +1,4 @@
-"""What store/feed_parse.py changes in how feedparser works, to spend less time, leaves what
+"""What store/feed_tuning.py changes in how feedparser works, to spend less time, leaves what
 it reads the same: its SAX reader buffering text, its dates read when asked for, its URL
 joins cached, its content parameters looked up as a plain dict, its cp1252 table as a tuple.
 Every feed of feedparser's own test suite and every feed in tests/data reads the same with
@@ -21,7 +21,7 @@ import feedparser.urls
 import feedparser.util
 import pytest
 from helpers import DATA
-from topiclens.store import feed_parse
+from topiclens.store import feed_parse, feed_tuning
 from topiclens.store.feed_dates import Unreadable, read_date
 from topiclens.store.feed_parse import NotAFeed, ParsedFeed, parse_feed
 
@@ -73,8 +73,8 @@ def feedparsers_own(monkeypatch: pytest.MonkeyPatch, *which: str) -> None:
         "dates": (feedparser.namespaces._base, "_parse_date", feedparser.datetimes._parse_date),
         "join": (feedparser.mixin, "_urljoin", feedparser.urls._urljoin),
         "table": (feedparser.mixin, "_cp1252", feedparser.html._cp1252),
-        "init": (MIXIN, "__init__", feed_parse._feedparser_init),
-        "push": (MIXIN, "push_content", feed_parse._feedparser_push_content),
+        "init": (MIXIN, "__init__", feed_tuning._feedparser_init),
+        "push": (MIXIN, "push_content", feed_tuning._feedparser_push_content),
     }
     for name, (where, attribute, value) in own.items():
         if not which or name in which:
@@ -122,7 +122,7 @@ def test_the_sax_reader_buffers_text():
 
 def test_a_date_is_read_by_feedparser_when_asked_for():
     later = feedparser.namespaces._base._parse_date("Wed May  1 10:30:00 2024")
-    assert isinstance(later, feed_parse.LaterDate)
+    assert isinstance(later, feed_tuning.LaterDate)
     assert later() == feedparser.datetimes._parse_date("Wed May  1 10:30:00 2024")
     assert feedparser.namespaces._base._parse_date("") is None
     text = "Wed May  1 10:30:00 2024"  # (a form only feedparser reads)
@@ -130,7 +130,7 @@ def test_a_date_is_read_by_feedparser_when_asked_for():
     assert read_date(text, now=now, fallback=later) == read_date(text, now=now, fallback=later())
     assert read_date(text, now=now, fallback=later) == dt.datetime(2024, 5, 1, 10, 30, tzinfo=UTC)
     with pytest.raises(Unreadable, match="a form not known"):
-        read_date("sometime soon", now=now, fallback=feed_parse.LaterDate("sometime soon"))
+        read_date("sometime soon", now=now, fallback=feed_tuning.LaterDate("sometime soon"))
 
 
 def test_a_date_feedparser_cannot_read_is_not_read_at_all():
@@ -152,7 +152,7 @@ def test_the_cp1252_table_maps_every_character_as_feedparsers_dict():
 
 def test_content_parameters_are_looked_up_as_feedparser_does():
     values = {"type": "text/html", "language": None, "base": "http://a/", "summary": "s"}
-    ours = feed_parse._ContentParams(values)
+    ours = feed_tuning.ContentParams(values)
     theirs = feedparser.util.FeedParserDict(values)
     for key in [*values, *feedparser.util.FeedParserDict.keymap, "category", "missing"]:
         assert ours.get(key, "default") == theirs.get(key, "default")
