@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import time
+from collections.abc import Callable
 
 UTC = _dt.UTC
 FUTURE_SLACK = _dt.timedelta(days=1)  # a date further ahead than this is not believed
@@ -49,6 +50,12 @@ _EPOCH = re.compile(r"^\d{9,13}(?:\.\d+)?$")
 _COMMENT = re.compile(r"\s*\([^)]*\)\s*$")  # "+0800 (CST)": RFC 822's trailing comment
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 _ZONE_WORD = re.compile(r"\b[A-Za-z]{2,5}$")
+_UTC_OFFSET = re.compile(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?")
+_EIGHT_DIGITS = re.compile(r"\d{8}")
+
+
+# feedparser's reading of a date, or a function that makes it when it is wanted
+DateFallback = time.struct_time | Callable[[], time.struct_time | None] | None
 
 
 class Unreadable(ValueError):
@@ -66,7 +73,7 @@ def _offset(zone: str | None, chinese: bool, naive: int) -> int:
         if chinese:
             return _CHINA
         raise Unreadable("the zone CST is ambiguous (US Central, China or Cuba)")
-    match = re.fullmatch(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?", upper)
+    match = _UTC_OFFSET.fullmatch(upper)
     if match:
         hours, minutes = int(match.group(2)), int(match.group(3) or 0)
         if hours > 14 or minutes > 59:
@@ -105,7 +112,7 @@ def read_date(
     *,
     chinese: bool = False,
     now: _dt.datetime | None = None,
-    fallback: time.struct_time | None = None,
+    fallback: DateFallback = None,
 ) -> _dt.datetime | None:
     """The moment ``text`` names, in UTC; None when there is no text. Raises
     :class:`Unreadable` (saying why) when the text cannot be read for certain.
@@ -117,8 +124,9 @@ def read_date(
       ``chinese`` feed and unreadable elsewhere.
     - Chinese dates (``2024年5月1日``, ``2024年5月1日 10:30``, ``下午3点``) are China time.
     - A number is a Unix time in seconds or milliseconds when it falls between 1970 and now.
-    - ``fallback`` (feedparser's own reading) is taken for any other format when the text is
-      not Chinese, ends in no unknown zone and names the year feedparser read.
+    - ``fallback`` (feedparser's own reading, or a function making it) is taken for any
+      other format when the text is not Chinese, ends in no unknown zone and names the year
+      feedparser read.
     - Dates before 1970-01-02 (the epoch, a missing date) and more than a day in the future
       (a wrong clock, a zone misread, a post scheduled ahead) are unreadable.
     """
@@ -136,7 +144,7 @@ def read_date(
         when = _dt.datetime.fromtimestamp(seconds, UTC)
         if not EARLIEST <= when <= now + FUTURE_SLACK:
             raise Unreadable(f"the number {text} is no plausible Unix time")
-    elif re.fullmatch(r"\d{8}", text):
+    elif _EIGHT_DIGITS.fullmatch(text):
         parts = {"y": text[:4], "d": text[6:]}
         when = _build(parts, int(text[4:6]), 0)
     elif match := _CHINESE.match(text):
@@ -155,7 +163,7 @@ def read_date(
         when = _build(parts, month, _offset(parts["zone"], chinese, naive if parts["h"] else 0))
     elif _HAN.search(text):
         raise Unreadable("a Chinese date in a form not known")
-    elif fallback is not None:
+    elif (fallback := fallback() if callable(fallback) else fallback) is not None:
         zone = _ZONE_WORD.search(text)
         if zone and zone.group().upper() not in _ZONES and not _MONTHS.get(zone.group()[:3]):
             raise Unreadable(f"the zone {zone.group()!r} is unknown or ambiguous")

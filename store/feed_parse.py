@@ -22,7 +22,6 @@ import datetime as _dt
 import html as _html
 import io
 import re
-import time
 import types
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
@@ -31,9 +30,11 @@ from typing import Any
 import feedparser
 import feedparser.mixin
 from feedparser.urls import make_safe_absolute_uri
+from feedparser.util import FeedParserDict
 
-from .feed_dates import Unreadable, read_date
+from .feed_dates import DateFallback, Unreadable, read_date
 from .feed_json import parse_json_feed
+from .feed_tuning import ContentParams
 from .feed_xml import (
     MAX_ELEMENTS,
     entry_lines,
@@ -107,6 +108,7 @@ def _absolute_uri(base: Any, rel: Any = None) -> Any:
 
 feedparser.mixin.make_safe_absolute_uri = _absolute_uri  # (where the per-element call is)
 
+
 # feedparser deep-copies the parameters of every content element it reads (its type,
 # language and base URL: strings) into the entry: a tenth to a fifth of its time (measured
 # on the feeds bench's 200 feeds, alternated, at a load of 3 to 10). A copy
@@ -117,9 +119,13 @@ _IMMUTABLE = (str, int, float, bool, type(None))
 
 
 def _copied_params(params: Any) -> Any:
+    # (the copy kept in the entry is feedparser's own dict, not the one it reads faster)
+    kind = FeedParserDict if type(params) is ContentParams else type(params)
     if not all(isinstance(v, _IMMUTABLE) for v in params.values()):
-        return copy.deepcopy(params)
-    fresh = type(params)()
+        return copy.deepcopy(params if kind is type(params) else kind(params))
+    if FeedParserDict.keymap.keys().isdisjoint(params):  # (no name set would be mapped)
+        return kind(params)
+    fresh = kind()
     for key, value in params.items():  # (one by one, as deepcopy sets them)
         fresh[key] = value
     return fresh
@@ -128,20 +134,24 @@ def _copied_params(params: Any) -> Any:
 # (feedparser.mixin copies only content parameters; its module ``copy`` is replaced there alone)
 feedparser.mixin.copy = types.SimpleNamespace(deepcopy=_copied_params)  # type: ignore[attr-defined]
 
+# feedparser's own get looks a name up through the names it maps to others first: none of
+# those read here is one, so a plain dict's get (the same answer) reads them
+_get = dict.get
+
 
 def _is_html_type(detail: Any) -> bool:
-    kind = (detail or {}).get("type") or "text/html"
+    kind = _get(detail or {}, "type") or "text/html"
     return "html" in kind or "xml" in kind
 
 
 def _content(entry: Any) -> tuple[str, bool, str | None]:
     """An entry's content: the first HTML value of ``content`` (else its first value), with
     whether it is HTML and its base URL."""
-    values = [c for c in entry.get("content") or [] if isinstance(c.get("value"), str)]
+    values = [c for c in _get(entry, "content") or [] if isinstance(_get(c, "value"), str)]
     if not values:
         return "", True, None
     chosen = next((c for c in values if _is_html_type(c)), values[0])
-    return chosen["value"], _is_html_type(chosen), chosen.get("base")
+    return chosen["value"], _is_html_type(chosen), _get(chosen, "base")
 
 
 def _xml_raws(result: Any, url: str, lines: list[int]) -> Iterator[RawEntry]:
@@ -149,29 +159,30 @@ def _xml_raws(result: Any, url: str, lines: list[int]) -> Iterator[RawEntry]:
     aligned = len(lines) == len(entries)
     for i, entry in enumerate(entries):
         content, content_is_html, content_base = _content(entry)
-        summary = entry.get("summary") or ""
-        summary_detail = entry.get("summary_detail")
+        summary = _get(entry, "summary") or ""
+        summary_detail = _get(entry, "summary_detail")
         if summary_detail is None or summary == content:  # feedparser's copy of the content
             summary = ""
-        title_detail = entry.get("title_detail") or {}
+        title_detail = _get(entry, "title_detail") or {}
         if not content and summary:
             # RSS puts whole posts in <description>: it is the content, and the summary is
             # its start
             content, content_is_html = summary, _is_html_type(summary_detail)
-            content_base, summary = (summary_detail or {}).get("base"), ""
-        author_detail = entry.get("author_detail") or {}
-        author = author_detail.get("name") or entry.get("author") or ""
-        # (dict.get: feedparser's own get answers "updated" with "published")
-        dates: list[tuple[str, time.struct_time | None]] = []
+            content_base, summary = _get(summary_detail or {}, "base"), ""
+        author_detail = _get(entry, "author_detail") or {}
+        author = _get(author_detail, "name") or _get(entry, "author") or ""
+        # (feedparser's own get would answer "updated" with "published")
+        dates: list[tuple[str, DateFallback]] = []
         for name in ("published", "updated", "created"):
-            text = dict.get(entry, name)
+            text = _get(entry, name)
             if isinstance(text, str) and text.strip() and text not in (d[0] for d in dates):
-                dates.append((text, dict.get(entry, f"{name}_parsed")))
+                dates.append((text, _get(entry, f"{name}_parsed")))
+        ident, link = _get(entry, "id"), _get(entry, "link")
         yield RawEntry(
-            ids=[entry["id"]] if isinstance(entry.get("id"), str) else [],
-            link=entry.get("link") if isinstance(entry.get("link"), str) else None,
-            title=entry.get("title") or "",
-            title_is_html="html" in (title_detail.get("type") or ""),
+            ids=[ident] if isinstance(ident, str) else [],
+            link=link if isinstance(link, str) else None,
+            title=_get(entry, "title") or "",
+            title_is_html="html" in (_get(title_detail, "type") or ""),
             summary=summary,
             summary_is_html=_is_html_type(summary_detail),
             content=content,

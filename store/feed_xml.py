@@ -214,18 +214,23 @@ def _bounded_entries(text: str) -> tuple[str, str]:
     return text[: starts[kept]] + text[tail:], note
 
 
-_ENTRY_START = re.compile(
-    r"<!\[CDATA\[.*?(?:\]\]>|$)|<!--.*?(?:-->|$)|<(?:[\w.-]+:)?(item|entry)[\s>/]", re.DOTALL
-)
+# An entry's start tag, or the start of a CDATA section or a comment (skipped to its end by
+# str.find: a lazy match to the end of each, over a feed's contents, took most of the time)
+_ENTRY_OR_SKIPPED = re.compile(r"<(?:(!\[CDATA\[)|(!--)|(?:[\w.-]+:)?(item|entry)[\s>/])")
 
 
 def entry_lines(text: str) -> list[int]:
-    """The line of each ``<item>`` or ``<entry>`` start tag, in document order."""
+    """The line of each ``<item>`` or ``<entry>`` start tag, in document order (none inside a
+    CDATA section or a comment, which run to the end when unclosed)."""
     lines: list[int] = []
-    line, last = 1, 0
-    for match in _ENTRY_START.finditer(text):
-        if match.group(1):
-            line += text.count("\n", last, match.start())
-            last = match.start()
-            lines.append(line)
+    line, last, pos = 1, 0, 0
+    while match := _ENTRY_OR_SKIPPED.search(text, pos):
+        if match.group(1) or match.group(2):
+            end = text.find("]]>" if match.group(1) else "-->", match.end())
+            pos = end + 3 if end >= 0 else len(text)
+            continue
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        lines.append(line)
+        pos = match.end()
     return lines

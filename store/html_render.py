@@ -38,7 +38,10 @@ def terminal_safe(text: str) -> str:
     removed."""
     if "\t" in text:
         text = text.expandtabs(4)
-    return _CONTROLS.sub("", strip_escapes(text))
+    text = strip_escapes(text)
+    # (every character removed is one str.isprintable refuses, and it is the faster test: a
+    # test, tests/unit/test_text_fast_paths.py, checks every code point)
+    return text if text.isprintable() else _CONTROLS.sub("", text)
 
 
 def strip_escapes(text: str) -> str:
@@ -157,7 +160,10 @@ class _Renderer:
 
     def write(self, text: str) -> None:
         """Running text, its white space collapsed as a browser does."""
-        text = _SPACE.sub(" ", text)
+        # (the substitution replaces every single space too, which costs: it is made only
+        # where there is more than a single space to collapse)
+        if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text:
+            text = _SPACE.sub(" ", text)
         if text[0] == " ":
             self.space = True
         trailing = text[-1] == " "
@@ -299,8 +305,12 @@ class _Renderer:
         if self.links:
             listed = "\n".join(f"[{n}] {url}" for url, n in self.links.items())
             body = f"{body.rstrip()}\n\nLinks:\n{listed}"
-        body = _TRAILING_SPACE.sub("\n", terminal_safe(body.replace("\u00a0", " ")))
-        return _BLANK_LINES.sub("\n\n", body).strip("\n").rstrip()
+        body = terminal_safe(body.replace("\u00a0", " "))
+        if " \n" in body:  # (each substitution only where it has something to do)
+            body = _TRAILING_SPACE.sub("\n", body)
+        if "\n\n\n" in body:
+            body = _BLANK_LINES.sub("\n\n", body)
+        return body.strip("\n").rstrip()
 
 
 def render(clean: str, plain: bool) -> str:

@@ -65,6 +65,8 @@ def _flatten(html: str) -> str:
     """``html`` with the start and end tags nested deeper than :data:`MAX_DEPTH` removed (their
     text stays). The count is of tags as written, an upper bound of the depth html5ever
     builds; most documents never reach the limit and come back untouched."""
+    if html.count("<") <= MAX_DEPTH:  # (too few tags to nest that deep: nothing to look at)
+        return html
     low = html.lower()
     if len(low) != len(html):  # a few characters grow when lowered: keep offsets exact
         low = "".join(ch.lower() if ch.isascii() else ch for ch in html)

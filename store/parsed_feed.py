@@ -8,13 +8,12 @@ import datetime as _dt
 import hashlib
 import html as _html
 import re
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from .feed_dates import Unreadable, read_date
+from .feed_dates import DateFallback, Unreadable, read_date
 from .html_text import html_to_text, sanitize_html, terminal_line, terminal_safe, text_of_sanitized
 from .models import Problem
 from .text import detect_language
@@ -61,6 +60,9 @@ class NotAFeed(ValueError):
     """The bytes are no feed; the message says what they are ("an HTML page", "empty", ...)."""
 
 
+_NOT_IN_URLS = re.compile(r"[\x00\n\r\t\x1b]")
+
+
 def http_url(url: Any, base: str | None = None) -> str | None:
     """``url`` made absolute against ``base``, when it is http or https; else None."""
     if not isinstance(url, str):
@@ -79,7 +81,7 @@ def http_url(url: Any, base: str | None = None) -> str | None:
         return None
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         return None
-    if any(ch in url for ch in "\x00\n\r\t\x1b") or len(url) > 4096:
+    if _NOT_IN_URLS.search(url) or len(url) > 4096:
         return None
     return url
 
@@ -154,7 +156,7 @@ class RawEntry:
     content_is_html: bool
     base: str | None  # what relative links in the content resolve against
     author: str
-    dates: list[tuple[str, time.struct_time | None]]
+    dates: list[tuple[str, DateFallback]]  # each text, with feedparser's reading of it
     line: int
 
 
@@ -220,10 +222,8 @@ class EntryReader:
                 summary = one_line(terminal_safe(raw.summary), SUMMARY_CHARS)
         else:
             summary = _summary_of(summary_html or content_html, SUMMARY_CHARS)
-        if raw.title_is_html:
-            title = terminal_line(html_to_text(raw.title, raw.base, plain=True))
-        else:
-            title = terminal_line(raw.title)
+        # (one_line makes its text terminal-safe on one line itself)
+        title = html_to_text(raw.title, raw.base, plain=True) if raw.title_is_html else raw.title
         url = http_url(raw.link)
         title = one_line(title, 1000) or _derived_title(summary or content_text) or url or ""
         key = next((i.strip() for i in raw.ids if i.strip()), "")
@@ -243,7 +243,7 @@ class EntryReader:
             content_text=content_text,
             content_html=content_html,
             url=url,
-            author=one_line(terminal_line(raw.author), 200),
+            author=one_line(raw.author, 200),
             published=self.date(raw),
             line=raw.line,
         )
