@@ -113,7 +113,7 @@ def scrollbars_before_layout(screen: Screen[Any]) -> None:
     set without a layout of its own; the first layout decides again, the same way."""
     for placement in screen.arrange(screen.app.size).placements:
         view = placement.widget
-        if not isinstance(view, ScrollView) or view.styles.overflow_y not in ("auto", "scroll"):
+        if not isinstance(view, ScrollView) or view.styles.overflow_y != "auto":
             continue
         container = placement.region.shrink(view.styles.gutter)  # inside border and padding
         if not container.size:

@@ -16,7 +16,6 @@ from textual.strip import Strip
 from topiclens.text import char_cells
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
-from topiclens.tui.model import View
 from topiclens.tui.textual_compat import frames_cropped
 from topiclens.tui.theme import LIGHT
 
@@ -174,42 +173,5 @@ def test_a_key_that_changes_several_panes_reaches_the_terminal_in_one_frame(
             expected = full(compositor, width, height)
             assert text_of(terminal) == text_of(expected), f"after {key!r}"
             assert text_of(first) == text_of(expected), f"{key!r}: the first frame lacks a pane"
-
-    run(reader_store, scenario)
-
-
-def test_a_list_growing_past_its_pane_or_shrinking_under_it_lays_out_nothing(
-    reader_store: Path,
-) -> None:
-    """The entries' and the entry's scrollbars are always placed, with an empty gutter
-    while the lines fit: a topic switch between a topic longer than the pane and one
-    shorter repaints the panes, and never lays out the whole screen for a scrollbar that
-    comes or goes; a list that fits does not take the mouse wheel."""
-
-    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        entries = s.entry_list
-        height = entries.scrollable_content_region.height
-        sizes = {t.id: t.size for t in s.topics}
-        long = next(t for t in s.topics if sizes[t.id] > height)
-        short = next(t for t in s.topics if sizes[t.id] < height)
-        layouts: list[object] = []
-        original = s._refresh_layout
-
-        def counted(*args: object, **kwargs: object) -> None:
-            layouts.append(args)
-            original(*args, **kwargs)  # type: ignore[arg-type]
-
-        s._refresh_layout = counted  # type: ignore[method-assign]
-        for topic in (long, short, long, short):
-            view = View("topic", topic.id)
-            s.topic_list.select_view(view)
-            s.show_view(view, wait=True)
-            await settle(pilot)
-            s._on_timer_update()
-            assert layouts == [], f"a layout for a topic of {topic.size} entries"
-            fits = topic is short
-            assert (entries.max_scroll_y == 0) == fits
-            assert entries.allow_vertical_scroll != fits
-            assert entries.vertical_scrollbar in s._compositor.visible_widgets
 
     run(reader_store, scenario)

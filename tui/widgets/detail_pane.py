@@ -185,12 +185,6 @@ class DetailPane(ScrollView, can_focus=True):
     def vertical_scrollbar(self) -> ScrollBar:
         return vertical_scrollbar(self, KeptScrollBar)  # drawn from memory when seen before
 
-    @property
-    def allow_vertical_scroll(self) -> bool:
-        # a scrollbar always placed (reader.tcss) scrolls only lines that do not fit, as
-        # one that comes and goes does
-        return super().allow_vertical_scroll and self.max_scroll_y > 0
-
     def action_cursor_up(self) -> None:
         self.scroll_up(animate=False)
 

@@ -16,7 +16,6 @@ from rich.style import Style
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
-from textual.style import Style as TextualStyle
 from textual.widget import Widget
 
 # Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
@@ -175,12 +174,7 @@ class LineCache:
 class KeptScrollBar(ScrollBar):
     """Textual's scrollbar, its lines kept by what it shows (its thumb's size and place
     and its colours, as Textual's own ``render`` describes them): a view shown again, or
-    another of the same length, draws its scrollbar from memory.
-
-    A view whose scrollbar is always there (``overflow-y: scroll`` with a stable gutter)
-    and whose lines fit shows an empty gutter, as Textual draws one where no scrollbar
-    is: its scrollbar then never comes and goes, and a list that grows past its height
-    or shrinks under it repaints the scrollbar instead of laying out the whole screen."""
+    another of the same length, draws its scrollbar from memory."""
 
     KEPT_BARS: ClassVar[int] = 64
 
@@ -193,13 +187,6 @@ class KeptScrollBar(ScrollBar):
         bar = self.render()
         if not isinstance(bar, ScrollBarRender):
             return super().render_lines(crop)  # another renderer: Textual's own, not kept
-        view = self.parent
-        if (
-            isinstance(view, Widget)
-            and view.styles.overflow_y == "scroll"
-            and not bar.window_size  # (Textual's own sign that the lines fit: no thumb)
-        ):
-            return self._empty_gutter(view, crop)
         key = (
             crop,
             self.region.size,
@@ -222,14 +209,3 @@ class KeptScrollBar(ScrollBar):
                 del self._kept[next(iter(self._kept))]  # the oldest
             self._kept[key] = packed  # type: ignore[assignment]
         return lines
-
-    @staticmethod
-    def _empty_gutter(view: Widget, crop: Region) -> list[Strip]:
-        """The rows of ``crop`` as ``view`` draws its gutter where it has no scrollbar:
-        blank, in its background over its parent's (Textual's StylesCache pads a line in
-        that style, then applies the line filters; the reader's panes have no tint)."""
-        base, background = view.background_colors
-        strip = Strip.blank(crop.width, TextualStyle(background=base + background).rich_style)
-        for line_filter in view.get_line_filters():
-            strip = strip.apply_filter(line_filter, background)
-        return [strip] * crop.height
