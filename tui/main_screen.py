@@ -120,6 +120,10 @@ FEED_CHECK_SECONDS = 60.0
 # the place is written this long after a move: one write for a burst of keys (a held j)
 SAVE_PLACE_AFTER = 0.5
 
+# entries shown in full kept in memory until the store changes: going back to a topic or
+# an entry reads none of its ten queries again
+KEPT_DETAILS = 256
+
 Correction = Callable[[Store], "Change | None"]
 
 P = ParamSpec("P")
@@ -144,6 +148,7 @@ def writes_to_store(
             return None
         finally:
             self._store_epoch += 1  # a reload read before this write is stale
+            self._details.clear()  # and so is every entry kept in full
 
     return guarded
 
@@ -211,6 +216,10 @@ class MainScreen(Screen[None]):
         # the neighbouring topics' rows are read once the first frame is drawn: the
         # worker's connection and queries would compete with drawing it
         self._first_frame_shown = False
+        # the entries shown in full since the last change, by id, and what they were read
+        # with (the topics, read state and bookmarks: any other change forgets them)
+        self._details: dict[str, Detail | None] = {}
+        self._details_of: tuple[object, ...] = ()
 
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
@@ -313,7 +322,7 @@ class MainScreen(Screen[None]):
         self.state.entry = entry_id
         self.place_changed()
         if entry_id is None or self.detail is None or self.detail.entry.id != entry_id:
-            self.load_detail(entry_id)  # else shown already (rows_ready loads it)
+            self.show_detail(entry_id)  # else shown already (rows_ready loads it)
             # the list's cursor and its entry in one frame, not two
             repaint_now(self.entry_list, self.detail_pane, self.similar_list)
         cursor = self.entry_list.cursor
@@ -447,6 +456,7 @@ class MainScreen(Screen[None]):
         """Show what ``found`` read of the store (the body of :meth:`reload`); ``wait``
         False: rows not in ``found`` are read in a worker, never on the loop."""
         self.loader.forget()
+        self._details.clear()
         if found.rows is not None:
             self.loader.cache.put(*found.rows)
         self.topics = self.ordered_topics(resort, found.topics, found.grouping)
@@ -547,7 +557,7 @@ class MainScreen(Screen[None]):
         if current is None:
             self.detail = None
         elif self.detail is None or self.detail.entry.id != current:
-            self.load_detail(current)
+            self.show_detail(current)
         if self._first_frame_shown:  # else first_frame_shown reads ahead
             self.loader.read_ahead(view, [t.id for t in self.topics])
         # the list, its entry and the topic list's cursor in one frame, not two
@@ -590,9 +600,32 @@ class MainScreen(Screen[None]):
         return " · ".join(parts)
 
     def load_detail(self, entry_id: str | None) -> None:
-        self.detail = (
-            None if entry_id is None else load_detail(self.store, entry_id, self.topics, self.read)
-        )
+        """Show ``entry_id`` in full, read from the store now (after a change: every entry
+        kept by :meth:`show_detail` is forgotten)."""
+        self._details.clear()
+        self.show_detail(entry_id)
+
+    def show_detail(self, entry_id: str | None) -> None:
+        """Show ``entry_id`` in full: as read for it since the store, the topics, the read
+        state and the bookmarks last changed (a topic or an entry gone back to), else from
+        the store."""
+        if entry_id is None:
+            self.detail = None
+            return
+        details = self._details
+        seen = (self.topics, self.read, self.bookmarks)
+        if len(seen) != len(self._details_of) or any(
+            a is not b for a, b in zip(seen, self._details_of, strict=True)
+        ):
+            details.clear()
+            self._details_of = seen
+        detail = details.get(entry_id)
+        if detail is None:
+            detail = load_detail(self.store, entry_id, self.topics, self.read)
+            if len(details) >= KEPT_DETAILS:
+                del details[next(iter(details))]  # the oldest
+            details[entry_id] = detail
+        self.detail = detail
 
     def jump_to_entry(self, entry_id: str) -> None:
         """Put the cursor on ``entry_id``: in the list shown, else in its topic."""
@@ -622,7 +655,7 @@ class MainScreen(Screen[None]):
         current = self.entry_list.current_id
         behind = self.detail is None or self.detail.entry.id != current
         if self.focused is self.entry_list and current is not None and behind:
-            self.load_detail(current)
+            self.show_detail(current)
 
     def _current(self) -> str | None:
         similar = self.similar_list

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers import run, settle
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
 from topiclens.store import Entry, Store
@@ -137,5 +138,99 @@ def test_marks_made_in_a_topic_show_when_it_is_switched_back_to(reader_store: Pa
         await pilot.press("k")
         await drawn(s, pilot)
         assert list_line(s, entry_id)[:3] == before[:3]  # (narrower now) the same marks
+
+    run(reader_store, scenario)
+
+
+def test_a_pane_the_focus_comes_back_to_is_copied_as_drawn_before(reader_store: Path) -> None:
+    """The focus leaving a list and coming back restyles it as before: its lines come from
+    the look kept for it (no line of the topic list drawn again), and show what a redraw
+    from nothing shows."""
+    from textual.scroll_view import ScrollView
+
+    drawn_rows: list[int] = []
+    original = ScrollView.render_lines
+
+    def counted(self: ScrollView, crop: Region) -> list[Strip]:
+        if self is topics[0]:
+            drawn_rows.append(crop.height)
+        return original(self, crop)
+
+    topics: list[ScrollView] = []
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        topics.append(s.topic_list)
+        s.topic_list.focus()
+        await drawn(s, pilot)
+
+        async def press(key: str) -> None:
+            await pilot.press(key)
+            await settle(pilot)
+            s._on_timer_update()
+
+        await press("l")  # the topic list loses the focus: its cursor and tint change
+        await press("h")
+        ScrollView.render_lines = counted  # type: ignore[method-assign]
+        try:
+            for key in ("l", "h", "l", "h"):
+                del drawn_rows[:]
+                await press(key)
+                assert not drawn_rows, f"{key}: {drawn_rows}"  # every line of it kept
+        finally:
+            ScrollView.render_lines = original  # type: ignore[method-assign]
+        await drawn(s, pilot)  # the kept lines are what a redraw from nothing shows
+        # a look kept while the list changed (its cursor moved): still what a redraw shows
+        for keys in (("l",), ("h", "j", "l"), ("h",), ("k", "tab"), ("shift+tab", "h")):
+            await press("l")
+            await press("h")
+            for key in keys:
+                await press(key)
+            await drawn(s, pilot)
+
+    run(reader_store, scenario)
+
+
+def test_an_entry_gone_back_to_is_shown_from_memory_until_the_store_changes(
+    reader_store: Path,
+) -> None:
+    """Going back to a topic shows its entry as read before, without a query; a change
+    (a read mark, another process's edit) shows the entry as it is now."""
+    import topiclens.tui.main_screen as main_screen
+
+    reads: list[str] = []
+    original = main_screen.load_detail
+
+    def counted(store: Store, entry_id: str, *args: object) -> object:
+        reads.append(entry_id)
+        return original(store, entry_id, *args)  # type: ignore[arg-type]
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        main_screen.load_detail = counted  # type: ignore[assignment]
+        try:
+            s.topic_list.focus()
+            await drawn(s, pilot)
+            first = s.detail.entry.id if s.detail is not None else None
+            await pilot.press("j")
+            await drawn(s, pilot)
+            second = s.detail.entry.id if s.detail is not None else None
+            assert first is not None and second is not None and first != second
+            del reads[:]
+            await pilot.press("k", "j", "k")
+            await drawn(s, pilot)
+            assert reads == [] and s.detail is not None and s.detail.entry.id == first
+            # marked read: shown as read, from the store
+            await pilot.press("l", "r")
+            await drawn(s, pilot)
+            assert reads and s.detail.read == (first in s.read)
+            # another process writes a note on it: the poll's reload shows it
+            with Store(reader_store) as other:
+                other.set_note(first, "Noted elsewhere")
+            s.poll_store()
+            await pilot.press("h", "j", "k")
+            shown = await drawn(s, pilot)
+            assert s.detail.note == "Noted elsewhere"
+            assert any("Noted elsewhere" in line for line in texts(shown))
+        finally:
+            main_screen.load_detail = original
 
     run(reader_store, scenario)

@@ -15,7 +15,7 @@ from textual.strip import Strip
 
 from ..commands import NAVIGATION, bindings
 from ..textual_compat import StyleStamp, set_virtual_size, vertical_scrollbar
-from .line_cache import KeptScrollBar, LineCache
+from .line_cache import KeptScrollBar, LineCache, look_of
 
 # A line of a list: (text, style name) parts. Style names are keys of ``line_styles()``.
 ListLine = list[tuple[str, str]]
@@ -207,7 +207,7 @@ class CursorList(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._stamp.changed(self) or not self._styles:
             self._styles = self.line_styles()
-            self._finished.clear()
+            self._finished.restyled(look_of(self, self._styles))
         self._drawn_width = self.scrollable_content_region.width
         return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
 

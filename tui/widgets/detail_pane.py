@@ -22,7 +22,7 @@ from ..model import Detail
 from ..textual_compat import StyleStamp, set_virtual_size, vertical_scrollbar
 from ..wrap import wrap_cells
 from .entry_list import BOOKMARK_MARK, UNREAD_MARK, matched_segments
-from .line_cache import KeptScrollBar, LineCache
+from .line_cache import KeptScrollBar, LineCache, look_of
 
 # A paragraph of the detail pane: (label, label style, text, text style); the styles
 # name the detail pane's component classes ("title" is "detail--title"), "" is plain.
@@ -278,7 +278,7 @@ class DetailPane(ScrollView, can_focus=True):
                 for name in ("title", "muted", "accent", "heading")
             }
             self._match = get("detail--match")
-            self._finished.clear()
+            self._finished.restyled(look_of(self, self._styles, self._match))
         return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
 
     def _finished_key(self, y: int) -> Hashable | None:

@@ -21,6 +21,10 @@ from textual.widget import Widget
 # Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
 # the entry pane's lines of 60 entries
 KEPT_LINES = 2048
+# Looks kept per view, each with its lines: a pane with the focus and without it (the
+# cursor's colours, a border, a tint), so a focus moving away and back copies its lines
+# again instead of styling every one anew
+KEPT_LOOKS = 2
 
 LineKey = Callable[[int], Hashable | None]
 Render = Callable[[Region], list[Strip]]
@@ -63,28 +67,56 @@ class Packer:
         )
 
 
+def look_of(widget: Widget, *styles: object) -> tuple[object, ...]:
+    """What a view's applied styles give every line it draws, to be compared by equality:
+    ``styles`` (the view's own line styles), its base style (inherited colours included)
+    and its CSS rules (border, titles' colours, padding, tint, ...)."""
+    return (*styles, widget.rich_style, widget.styles.get_rules())
+
+
 class LineCache:
     """A view's finished lines (its borders, padding and the app's filters applied, as
     Textual's ``render_lines`` gives them), each kept under a key naming everything the
     view drew on it, so a line is never shown stale: a change to what it shows is another
-    key. What the key cannot name (the width, the styles, the filters) empties the cache
-    when it changes; the view calls :meth:`clear` when its own styles are applied anew.
+    key. What the key cannot name is the lines' look: the view's styles (the view calls
+    :meth:`restyled` when they are applied anew) and its frame (its size, background,
+    filters and opacity). Lines are kept for each of the last KEPT_LOOKS looks, so a pane
+    the focus leaves and comes back to is copied again, not styled anew.
 
     A border's or padding's line is kept under its row and the border's title and
     subtitle."""
 
-    def __init__(self, size: int = KEPT_LINES) -> None:
+    def __init__(self, size: int = KEPT_LINES, looks: int = KEPT_LOOKS) -> None:
         self.size = size
+        self.looks = looks
         self._lines: dict[Hashable, Packed] = {}
         self._packer = Packer()
-        self._frame: tuple[object, ...] | None = None  # what every line was drawn with
+        self._styled: tuple[object, ...] = ()  # the view's styles, as restyled() was told
+        self._look: tuple[object, ...] | None = None  # (styles, frame) the lines are in
+        # the other looks' lines, oldest first: (look, lines, their packer)
+        self._other_looks: list[tuple[tuple[object, ...], dict[Hashable, Packed], Packer]] = []
 
     def clear(self) -> None:
-        self._lines.clear()
-        self._packer.clear()
+        """Forget every line of every look."""
+        self._lines, self._packer = {}, Packer()
+        self._look = None
+        self._other_looks.clear()
 
-    def __len__(self) -> int:
-        return len(self._lines)
+    def restyled(self, styled: tuple[object, ...]) -> None:
+        """The view's styles were applied anew and give ``styled`` (:func:`look_of`),
+        compared by equality: lines kept in an equal look come back."""
+        self._styled = styled
+
+    def _in_look(self, look: tuple[object, ...]) -> None:
+        """Keep the lines in ``look``: those kept for an equal one, else none yet."""
+        if look == self._look:
+            return
+        found = next((i for i, kept in enumerate(self._other_looks) if kept[0] == look), None)
+        lines, packer = self._other_looks.pop(found)[1:] if found is not None else ({}, Packer())
+        if self._look is not None and self._lines:
+            self._other_looks.append((self._look, self._lines, self._packer))
+            del self._other_looks[: max(0, len(self._other_looks) - (self.looks - 1))]
+        self._look, self._lines, self._packer = look, lines, packer
 
     def render_lines(
         self, widget: Widget, crop: Region, key: LineKey, render: Render
@@ -103,9 +135,7 @@ class LineCache:
             tuple(widget.get_line_filters()),
             widget.opacity,
         )
-        if frame != self._frame:
-            self.clear()
-            self._frame = frame
+        self._in_look((self._styled, frame))
         gutter = widget.styles.gutter
         # the content's rows, as Textual's StylesCache draws them (the rest: borders, padding)
         first = gutter.top
