@@ -25,21 +25,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_feeds import (  # noqa: E402
-    WARM,
-    _children,
-    _cpu_of,
-    prepare_store,
-    serve,
-    write_feeds,
-)
+from bench_feeds import WARM, prepare_store, serve, timed, write_feeds  # noqa: E402
 
 WORKER = """
 import sys, time
@@ -75,38 +66,9 @@ def refresh_cpu(python: str, home: Path) -> tuple[float, float, float, str]:
     """A first ``topiclens refresh`` of ``home``: wall seconds, CPU seconds of its own
     process and of every process under it, and its summary line."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [python, "-m", "topiclens", "--data-dir", str(home), "refresh"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    cpus: dict[int, float] = {}
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            tree = [proc.pid]
-            for pid in tree:
-                tree.extend(_children(pid))
-            for pid in tree:
-                cpus[pid] = max(cpus.get(pid, 0.0), _cpu_of(pid) or 0.0)
-            time.sleep(0.01)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    assert proc.stdout is not None
-    output = proc.stdout.read().decode("utf-8", "replace")
-    _, status, _ = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    done.set()
-    watcher.join()
-    main = cpus.pop(proc.pid, 0.0)
-    said = next((x for x in output.splitlines() if "new entr" in x), output.strip()[-200:])
-    if os.waitstatus_to_exitcode(status) != 0:
-        said = f"exit {os.waitstatus_to_exitcode(status)}: {said}"
-    return wall, main, sum(cpus.values()), said
+    run = timed([python, "-m", "topiclens", "--data-dir", str(home), "refresh"], env)
+    said = run.said() if run.status == 0 else f"exit {run.status}: {run.said()}"
+    return run.seconds, run.own_cpu, run.cpu - run.own_cpu, said
 
 
 def load() -> str:

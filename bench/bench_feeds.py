@@ -327,6 +327,7 @@ def _children(pid: int) -> list[int]:
 class Run:
     seconds: float
     cpu: float  # user + system CPU seconds of the process and of every process under it
+    own_cpu: float  # the part of ``cpu`` that is the process's own
     load: float  # the machine's load average (1 minute) when it started
     main_mb: float  # peak RSS of the process run
     worker_mb: float  # peak RSS of the largest process it started (0: none)
@@ -377,7 +378,7 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> Run:
     # the workers it waited for)
     cpu = sum(cpus.values())
     worker = max(peaks.values(), default=0) / 1024
-    return Run(seconds, cpu, load, main, worker, proc.returncode, output)
+    return Run(seconds, cpu, cpus.get(proc.pid, 0.0), load, main, worker, proc.returncode, output)
 
 
 def prepare_store(home: Path, urls: list[str]) -> None:
