@@ -602,3 +602,23 @@ def set_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> P
     monkeypatch.setattr(webbrowser, "_tryorder", None)
     monkeypatch.setattr(webbrowser, "_browsers", {})
     return out
+
+
+def feedparser_result(path: Path) -> Any:
+    """feedparser's own result for the feed file ``path``, called as ``parse_feed`` calls
+    it, or the repr of what it raised."""
+    import io
+
+    import feedparser
+    from topiclens.store import feed_parse
+
+    body, _ = feed_parse.prepare(path.read_bytes())
+    try:
+        return feedparser.parse(
+            io.BytesIO(body),
+            response_headers={"content-type": "application/xml", "content-location": "http://x/"},
+            sanitize_html=False,
+            resolve_relative_uris=False,
+        )
+    except Exception as exc:  # (compared as it is raised)
+        return repr(exc)

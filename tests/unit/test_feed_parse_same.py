@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import io
 import re
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import feedparser.mixin
 import feedparser.urls
 import feedparser.util
 import pytest
-from helpers import DATA
+from helpers import DATA, feedparser_result
 from topiclens.store import feed_parse
 from topiclens.store.feed_parse import NotAFeed, ParsedFeed, parse_feed
 
@@ -84,17 +83,8 @@ def test_content_parameters_are_copied_whole_and_apart():
 
 def _raw(path: Path) -> tuple[object, object] | str:
     """feedparser's own result for the file (its entries and feed), as parse_feed calls it."""
-    body, _ = feed_parse.prepare(path.read_bytes())
-    try:
-        result = feedparser.parse(
-            io.BytesIO(body),
-            response_headers={"content-type": "application/xml", "content-location": "http://x/"},
-            sanitize_html=False,
-            resolve_relative_uris=False,
-        )
-    except Exception as exc:  # (compared as it is raised)
-        return repr(exc)
-    return result.entries, result.feed
+    result = feedparser_result(path)
+    return result if isinstance(result, str) else (result.entries, result.feed)
 
 
 @pytest.mark.slow

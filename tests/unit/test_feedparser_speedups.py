@@ -20,7 +20,7 @@ import feedparser.namespaces._base
 import feedparser.urls
 import feedparser.util
 import pytest
-from helpers import DATA
+from helpers import DATA, feedparser_result
 from topiclens.store import feed_parse, feed_tuning
 from topiclens.store.feed_dates import Unreadable, read_date
 from topiclens.store.feed_parse import NotAFeed, ParsedFeed, parse_feed
@@ -45,16 +45,9 @@ def read(path: Path) -> ParsedFeed | str:
 
 def raw(path: Path) -> object:
     """feedparser's own result for the file (entries, feed, bozo), as parse_feed calls it."""
-    body, _ = feed_parse.prepare(path.read_bytes())
-    try:
-        result = feedparser.parse(
-            io.BytesIO(body),
-            response_headers={"content-type": "application/xml", "content-location": "http://x/"},
-            sanitize_html=False,
-            resolve_relative_uris=False,
-        )
-    except Exception as exc:  # (compared as it is raised)
-        return repr(exc)
+    result = feedparser_result(path)
+    if isinstance(result, str):
+        return result
     error = result.get("bozo_exception")
     return result.entries, result.feed, result.get("version"), repr(error) if error else None
 
