@@ -622,3 +622,23 @@ def feedparser_result(path: Path) -> Any:
         )
     except Exception as exc:  # (compared as it is raised)
         return repr(exc)
+
+
+# the headers a test feed of feedparser's suite names in its leading comment
+FEED_HEADER = re.compile(rb"^Header:\s*([A-Za-z-]+):\s*(.*?)\s*$", re.MULTILINE)
+
+
+def parse_test_feed(path: Path) -> Any:
+    """The feed file ``path`` as ``parse_feed`` reads it (with the headers its leading comment
+    names, as feedparser's harness sends them, at a fixed time), or the NotAFeed it raises."""
+    from topiclens.store.feed_parse import NotAFeed, parse_feed
+
+    data = path.read_bytes()
+    found = FEED_HEADER.findall(data[:4096])
+    headers = {k.decode().lower(): v.decode("latin-1") for k, v in found}
+    url = headers.pop("content-location", "http://127.0.0.1:9/feeds/" + path.name)
+    now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+    try:
+        return parse_feed(data, url=url, path=path.name, headers=headers, now=now)
+    except NotAFeed as exc:
+        return f"NotAFeed: {exc}"

@@ -5,8 +5,6 @@ problems and errors on feedparser's own test suite and on every feed in tests/da
 from __future__ import annotations
 
 import copy
-import datetime as dt
-import re
 from pathlib import Path
 
 import feedparser.mixin
@@ -14,23 +12,9 @@ import feedparser.urls
 import feedparser.util
 import pytest
 from helpers import DATA, feedparser_result
+from helpers import parse_test_feed as read
 from topiclens.store import feed_parse
-from topiclens.store.feed_parse import NotAFeed, ParsedFeed, parse_feed
-
-HEADER = re.compile(rb"^Header:\s*([A-Za-z-]+):\s*(.*?)\s*$", re.MULTILINE)
-NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
-
-
-def read(path: Path) -> ParsedFeed | str:
-    """The file as parse_feed reads it (with the headers its leading comment names, as
-    feedparser's harness sends them), or the NotAFeed it raises."""
-    data = path.read_bytes()
-    headers = {k.decode().lower(): v.decode("latin-1") for k, v in HEADER.findall(data[:4096])}
-    url = headers.pop("content-location", "http://127.0.0.1:9/feeds/" + path.name)
-    try:
-        return parse_feed(data, url=url, path=path.name, headers=headers, now=NOW)
-    except NotAFeed as exc:
-        return f"NotAFeed: {exc}"
+from topiclens.store.feed_parse import ParsedFeed
 
 
 def test_feedparser_is_given_the_cached_join():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import re
 import time
 from pathlib import Path
 
@@ -21,26 +20,13 @@ import feedparser.urls
 import feedparser.util
 import pytest
 from helpers import DATA, feedparser_result
+from helpers import parse_test_feed as read
 from topiclens.store import feed_parse, feed_tuning
 from topiclens.store.feed_dates import Unreadable, read_date
-from topiclens.store.feed_parse import NotAFeed, ParsedFeed, parse_feed
+from topiclens.store.feed_parse import ParsedFeed
 
-HEADER = re.compile(rb"^Header:\s*([A-Za-z-]+):\s*(.*?)\s*$", re.MULTILINE)
 UTC = dt.UTC
-NOW = dt.datetime(2026, 12, 1, tzinfo=UTC)
 MIXIN = feedparser.mixin._FeedParserMixin
-
-
-def read(path: Path) -> ParsedFeed | str:
-    """The file as parse_feed reads it (with the headers its leading comment names), or the
-    NotAFeed it raises."""
-    data = path.read_bytes()
-    headers = {k.decode().lower(): v.decode("latin-1") for k, v in HEADER.findall(data[:4096])}
-    url = headers.pop("content-location", "http://127.0.0.1:9/feeds/" + path.name)
-    try:
-        return parse_feed(data, url=url, path=path.name, headers=headers, now=NOW)
-    except NotAFeed as exc:
-        return f"NotAFeed: {exc}"
 
 
 def raw(path: Path) -> object:
