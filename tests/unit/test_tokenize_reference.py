@@ -3,9 +3,10 @@
 The tokenizer takes shortcuts for speed: full-width ASCII forms replaced before NFKC,
 Chinese runs, English identifiers, concept forms and bigram runs remembered with what
 they give (in memos forgotten when full), its own walk of jieba's word graph, the concept
-search tried only where a form can start. :class:`Reference` below is the algorithm
-without any of them: ``unicodedata.normalize`` of the whole text, the surface pattern's
-``finditer``, jieba's own ``cut`` and a fresh look-up of everything for every text.
+search tried only where a form can start. :class:`Reference` (``tests/plain_tokenizer.py``)
+is the algorithm without any of them: ``unicodedata.normalize`` of the whole text, the
+surface pattern's ``finditer``, jieba's own ``cut`` and a fresh look-up of everything for
+every text.
 Tokens are cached in the store under the tokenizer's version, which no shortcut
 changes, so tokens made before and after must be the same: these tests compare both,
 tokens and bigrams, on the bundled corpus, every line of every file in ``tests/data``,
@@ -23,106 +24,10 @@ import pytest
 from helpers import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from topiclens.clustering.tokenize import (
-    BIGRAM_MARK,
-    HAN,
-    USE_HMM,
-    Tokenizer,
-    boilerplate_pattern,
-    first_chars,
-    fold,
-    read_asset,
-    surface_pattern,
-)
+from plain_tokenizer import BOILERPLATE, HAN_RUN, Reference, plain_boilerplate
+from topiclens.clustering.tokenize import Tokenizer, boilerplate_pattern, first_chars, fold
 from topiclens.store.importer import bundled_paths
 from topiclens.store.parsers import parse_file
-
-_SPACE = re.compile(r"\s+")
-_PIECES = re.compile(rf"(?P<han>[{HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)")
-_HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
-BOILERPLATE = [
-    line.strip()
-    for line in read_asset("boilerplate.txt").splitlines()
-    if line.strip() and not line.strip().startswith("#")
-]
-
-
-def plain_boilerplate(patterns: list[str]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns))
-
-
-class Reference:
-    """The tokenizer's algorithm, written plainly (module docstring)."""
-
-    def __init__(self, tk: Tokenizer) -> None:
-        self.vocab = tk.vocab
-        self.jieba = tk.jieba()
-        self.surface_re = surface_pattern(self.vocab.surfaces)
-        self.compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
-        self.boilerplate = plain_boilerplate(BOILERPLATE)
-
-    def cleaned(self, text: str) -> str:
-        folded = unicodedata.normalize("NFKC", text).lower()
-        return self.boilerplate.sub(" ", folded)
-
-    def emit(self, word: str, out: list[str]) -> None:
-        token = self.vocab.surfaces.get(word)
-        out.extend([word] if token is None else self.vocab.expand(token))
-
-    def han_word(self, word: str, out: list[str]) -> None:
-        vocab, freq = self.vocab, self.jieba.FREQ
-        if word in vocab.curator:
-            return
-        if len(word) > 1 and word not in vocab.stopwords:
-            self.emit(word, out)
-        for n in (2, 3):
-            for i in range(len(word) - n + 1 if len(word) > n else 0):
-                part = word[i : i + n]
-                if freq.get(part) and part not in vocab.stopwords:
-                    self.emit(part, out)
-
-    def latin_word(self, word: str) -> list[str]:
-        vocab = self.vocab
-        if len(word) < 2 or word in vocab.stopwords or word in vocab.curator:
-            return []
-        if (
-            len(word) >= 5
-            and word.isalpha()
-            and word.endswith("s")
-            and not word.endswith(("ss", "us", "is"))
-        ):
-            word = word[:-1]
-        return [word]
-
-    def words(self, segment: str, out: list[str]) -> None:
-        for m in _PIECES.finditer(segment):
-            han = m.group("han")
-            if han is not None:
-                if len(han) > 1:
-                    for word in self.jieba.cut(han, HMM=USE_HMM):
-                        self.han_word(word, out)
-                continue
-            out.extend(self.latin_word(m.group("lat")))
-
-    def tokens(self, text: str) -> list[str]:
-        folded = self.cleaned(text)
-        out: list[str] = []
-        start = 0
-        for m in self.surface_re.finditer(folded):
-            if m.start() > start:
-                self.words(folded[start : m.start()], out)
-            surface = _SPACE.sub(" ", m.group()).strip()
-            token = self.vocab.surfaces.get(surface) or self.compact.get(surface.replace(" ", ""))
-            if token is not None:
-                out.extend(self.vocab.expand(token))
-            start = m.end()
-        if start < len(folded):
-            self.words(folded[start:], out)
-        return out
-
-    def bigrams(self, text: str) -> list[str]:
-        runs = _HAN_RUN.findall(self.cleaned(text))
-        return [BIGRAM_MARK + r[i : i + 2] for r in runs for i in range(len(r) - 1)]
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +128,7 @@ def test_the_same_on_every_line_of_every_file_in_the_test_data(tk: Tokenizer, re
         texts.append(text)
         texts.extend(text.splitlines())
     assert len(texts) > 10_000
-    assert any(_HAN_RUN.search(fold(t)) for t in texts)
+    assert any(HAN_RUN.search(fold(t)) for t in texts)
     assert differences(tk, ref, texts) == []
 
 

@@ -2,9 +2,10 @@
 
 ``Tokenizer.__call__`` finds the concepts' forms with :meth:`Tokenizer.concept_spans` (the
 whole surface pattern tried only where a form can start), cuts Chinese runs with its own
-``segment`` and caches each concept's broader concepts. :func:`plain_tokens` below is the
-algorithm written plainly: the surface pattern's ``finditer`` over the whole text, jieba's
-own ``cut``, and ``Vocabulary.expand`` for every concept. Tokens are what a refresh caches
+``segment`` and caches each concept's broader concepts. :class:`Reference`
+(``tests/plain_tokenizer.py``) is the algorithm written plainly: the surface pattern's
+``finditer`` over the whole text, jieba's own ``cut``, and ``Vocabulary.expand`` for every
+concept. Tokens are what a refresh caches
 and what places an entry, so any difference would change the store: these tests compare
 them on the bundled corpus and on every feed in ``tests/data``.
 """
@@ -18,15 +19,8 @@ import pytest
 from helpers import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from topiclens.clustering.tokenize import (
-    _PIECES,
-    _SPACE,
-    USE_HMM,
-    Tokenizer,
-    fold,
-    surface_pattern,
-    surface_starts,
-)
+from plain_tokenizer import Reference
+from topiclens.clustering.tokenize import Tokenizer, fold, surface_pattern, surface_starts
 from topiclens.store.feed_entries import feed_scope, item
 from topiclens.store.feed_parse import NotAFeed, parse_feed
 from topiclens.store.importer import bundled_paths
@@ -42,53 +36,9 @@ def tk() -> Tokenizer:
     return tk
 
 
-def plain_tokens(tk: Tokenizer, text: str) -> list[str]:
-    """An entry's tokens by the plain algorithm (module docstring)."""
-    vocab = tk.vocab
-    freq = tk.jieba().FREQ
-    stop = vocab.stopwords
-
-    def emit(word: str, out: list[str]) -> None:
-        token = vocab.surfaces.get(word)
-        out.extend([word] if token is None else vocab.expand(token))
-
-    def han_word(word: str, out: list[str]) -> None:
-        if word in vocab.curator:  # a curator's verdict is dropped whole, pieces and all
-            return
-        if len(word) > 1 and word not in stop:
-            emit(word, out)
-        for n in (2, 3):
-            for i in range(len(word) - n + 1 if len(word) > n else 0):
-                part = word[i : i + n]
-                if freq.get(part) and part not in stop:
-                    emit(part, out)
-
-    def words(segment: str, out: list[str]) -> None:
-        for m in _PIECES.finditer(segment):
-            han = m.group("han")
-            if han is not None:
-                if len(han) > 1:
-                    for word in tk.jieba().cut(han, HMM=USE_HMM):
-                        han_word(word, out)
-                continue
-            out.extend(tk._latin_word(m.group("lat")))
-
-    folded = fold(text)
-    if vocab.boilerplate is not None:
-        folded = vocab.boilerplate.sub(" ", folded)
-    out: list[str] = []
-    start = 0
-    for m in surface_pattern(vocab.surfaces).finditer(folded):
-        if m.start() > start:
-            words(folded[start : m.start()], out)
-        surface = _SPACE.sub(" ", m.group()).strip()
-        token = vocab.surfaces.get(surface) or tk._compact.get(surface.replace(" ", ""))
-        if token is not None:
-            out.extend(vocab.expand(token))
-        start = m.end()
-    if start < len(folded):
-        words(folded[start:], out)
-    return out
+@pytest.fixture(scope="module")
+def ref(tk: Tokenizer) -> Reference:
+    return Reference(tk)
 
 
 def feed_texts(paths: list[Path]) -> list[str]:
@@ -110,22 +60,22 @@ def feed_texts(paths: list[Path]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_the_same_tokens_on_the_bundled_corpus(tk: Tokenizer):
+def test_the_same_tokens_on_the_bundled_corpus(tk: Tokenizer, ref: Reference):
     texts = [e.text() for _, path in bundled_paths() for e in parse_file(path).entries]
     assert len(texts) > 100
-    assert [tk(t) for t in texts] == [plain_tokens(tk, t) for t in texts]
+    assert [tk(t) for t in texts] == [ref.tokens(t) for t in texts]
 
 
 @pytest.mark.slow
-def test_the_same_tokens_on_every_feed_in_the_test_data(tk: Tokenizer):
+def test_the_same_tokens_on_every_feed_in_the_test_data(tk: Tokenizer, ref: Reference):
     paths = sorted(p for p in DATA.glob("feed*/**/*") if p.is_file() and p.suffix != ".md")
     texts = feed_texts(paths)
     assert len(texts) > 500
     assert any(re.search("[\u4e00-\u9fff]{2}", t) for t in texts)  # Chinese ones among them
-    assert [tk(t) for t in texts] == [plain_tokens(tk, t) for t in texts]
+    assert [tk(t) for t in texts] == [ref.tokens(t) for t in texts]
 
 
-def test_the_same_tokens_where_forms_touch_words_and_each_other(tk: Tokenizer):
+def test_the_same_tokens_where_forms_touch_words_and_each_other(tk: Tokenizer, ref: Reference):
     texts = [
         "KV cache, kvcache, kv-cache and KV  缓存; kv缓存 akv 缓存 xkv cache",
         "all-reduce all-to-all allreduce, NVLink与NVSwitch；MoE专家并行 moes",
@@ -136,7 +86,7 @@ def test_the_same_tokens_where_forms_touch_words_and_each_other(tk: Tokenizer):
         "缓存",
     ]
     for text in texts:
-        assert tk(text) == plain_tokens(tk, text), text
+        assert tk(text) == ref.tokens(text), text
 
 
 # the first characters of forms, what guards them, whitespace, and ordinary letters
@@ -148,11 +98,11 @@ _PIECE = st.sampled_from(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_PIECE, max_size=30).map("".join))
-def test_concept_spans_are_the_surface_patterns_matches(tk: Tokenizer, text: str):
+def test_concept_spans_are_the_surface_patterns_matches(tk: Tokenizer, ref: Reference, text: str):
     folded = fold(text)
     expected = [m.span() for m in tk._surface_re.finditer(folded)]
     assert list(tk.concept_spans(folded)) == expected
-    assert tk(text) == plain_tokens(tk, text)
+    assert tk(text) == ref.tokens(text)
 
 
 def test_a_match_can_only_start_where_surface_starts_finds_a_start():
@@ -166,13 +116,15 @@ def test_a_match_can_only_start_where_surface_starts_finds_a_start():
     assert 1 not in possible and 13 not in possible  # "eep", "moe" inside "xmoe": no
 
 
-def test_the_tokens_of_a_text_do_not_depend_on_what_was_tokenized_before(tk: Tokenizer):
+def test_the_tokens_of_a_text_do_not_depend_on_what_was_tokenized_before(
+    tk: Tokenizer, ref: Reference
+):
     # a tokenizer remembers the words it has cut: the forms of concepts written several
     # ways ("kv缓存", "kv 缓存", "kv cache"), asked in any order, each give their own tokens
     texts = ["kv cache", "KV  缓存", "kv缓存", "kv\ncache", "kvcache", "NVLink", "nvlink与nvswitch"]
     first = [tk(t) for t in texts]
     again = [tk(t) for t in reversed(texts)][::-1]
-    assert first == again == [plain_tokens(tk, t) for t in texts]
+    assert first == again == [ref.tokens(t) for t in texts]
     assert first == [Tokenizer(tk.vocab)(t) for t in texts]  # as a fresh tokenizer says
 
 
@@ -190,6 +142,8 @@ _MIXED = st.lists(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_MIXED, min_size=1, max_size=4))
-def test_the_same_tokens_on_any_mix_of_scripts_and_symbols(tk: Tokenizer, texts: list[str]):
+def test_the_same_tokens_on_any_mix_of_scripts_and_symbols(
+    tk: Tokenizer, ref: Reference, texts: list[str]
+):
     for text in texts:
-        assert tk(text) == plain_tokens(tk, text)
+        assert tk(text) == ref.tokens(text)
