@@ -40,8 +40,8 @@ ASSET_FILES = (
 )
 USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better here
 
-_PIECES = re.compile(rf"(?P<han>[{HAN}]+)|(?<![a-z0-9])(?P<lat>[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*)")
-# the same pieces as plain strings (findall makes no tuple); a Latin one starts with a-z
+# the pieces of a text between concept forms: a run of Chinese characters, or an English
+# identifier (which starts with a-z)
 _PIECE_TEXTS = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*")
 # the characters of the texts a memo of Tokenizer holds (a bound on its memory: about 20 MB
 # for the bigrams' memo), forgotten all at once when reached
@@ -528,20 +528,12 @@ class Tokenizer:
         out: list[str] = []
         words = self._words
         form_tokens = self._forms.__getitem__
-        # concept_spans, inlined: a generator's resumption per form costs more than the rest
-        find = self._surface_start.search
-        match = self._surface_re.match
-        start = pos = 0
-        while (candidate := find(folded, pos)) is not None:
-            begin = candidate.start()
-            m = match(folded, begin)
-            if m is None:
-                pos = begin + 1
-                continue
+        start = 0
+        for begin, end in self.concept_spans(folded):
             if begin > start:
                 words(folded[start:begin], out)
-            out.extend(form_tokens(m.group()))
-            start = pos = m.end()
+            out.extend(form_tokens(folded[begin:end]))
+            start = end
         if start < len(folded):
             words(folded[start:], out)
         return out
