@@ -645,13 +645,8 @@ class TopicModel(ClusterMixin, BaseEstimator):
         topics: Any = None,
         bigrams: Sequence[Sequence[str] | None] | None = None,
     ) -> Placement:
-        """Place new texts as the fit placed its own: the fitted vocabulary, weights and
-        projection; smoothed towards their nearest fitted entries; then the nearest
-        topic centre (only topics ``among`` allows, when given), or each text's topic in
-        ``topics`` when given (chosen already). ``neighbours(queries, pool, m)`` finds
-        the nearest fitted entries instead of :func:`nearest_in` (a large fit's grouped
-        search, :class:`.scale.PoolIndex`). (:func:`.placing.place`, which places with
-        the saved arrays alone as well.)"""
+        """Place new texts as the fit placed its own: :func:`.placing.place` (which says
+        what each parameter does; it places with a saved model's arrays alone as well)."""
         self._check_fitted()
         return place(
             self,

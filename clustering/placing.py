@@ -17,7 +17,7 @@ from .features import Docs, Vectorizer, count_entries, feature_docs, features_in
 from .membership import also_topics
 from .naming import entry_terms
 from .neighbours import nearest_in, similar_pairs, smooth, smooth_count
-from .tokenize import Tokenizer, Vocabulary, default_tokenizer, vocabulary
+from .tokenize import Tokenizer, default_tokenizer
 
 if TYPE_CHECKING:
     from .anchors import Anchor
@@ -115,8 +115,7 @@ def place(
         for token, w in model.term_weights_[c].items():
             row[model.vocabulary_[token]] = w
         weights[c] = row
-    words: Vocabulary = model.tokenizer.vocab if model.tokenizer else vocabulary()
-    terms = entry_terms(f.tfidf, labels, weights, vocab, words)
+    terms = entry_terms(f.tfidf, labels, weights, vocab, tokenizer.vocab)
     topic_terms = [t if among is None or among[c] else [] for c, t in enumerate(model.topic_terms_)]
     also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, model.also_bars_)
     return Placement(labels, scores, terms, similar, also, vectors)
