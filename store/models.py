@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 import orjson
 
@@ -38,8 +38,8 @@ ENTRY_COLUMNS: tuple[str, ...] = (
 
 
 class Record:
-    """A plain class of named fields (its ``__slots__``, each an argument of its
-    ``__init__``), equal to another of its class with the same values, and shown with them.
+    """A plain class of named fields (the ``__slots__`` of its class and of the records it
+    extends), equal to another of its class with the same values, and shown with them.
 
     The records below are written out by hand rather than made by ``@dataclass``, which
     writes and compiles their methods anew in every process: a tenth of the reader's imports
@@ -47,8 +47,13 @@ class Record:
 
     __slots__ = ()
 
+    @classmethod
+    def _fields(cls) -> tuple[str, ...]:
+        """The names of its fields: the slots of each record class it is, base first."""
+        return tuple(n for c in reversed(cls.__mro__) for n in c.__dict__.get("__slots__", ()))
+
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return tuple(getattr(self, name) for name in self._fields())
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -59,8 +64,13 @@ class Record:
     __hash__ = None  # type: ignore[assignment]  # equal by values that may change
 
     def __repr__(self) -> str:
-        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
         return f"{type(self).__name__}({values})"
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with ``changes`` (field name -> value): every field is an argument of
+        ``__init__``."""
+        return type(self)(**{**dict(zip(self._fields(), self._values(), strict=True)), **changes})
 
 
 class Problem(NamedTuple):
@@ -149,11 +159,6 @@ class Entry(Record):
         # the start of the whole content (stored apart, see store/feeds.py), past what the
         # summary already says: clustered with the title and summary
         self.content_start = content_start
-
-    def replace(self, **changes: Any) -> Entry:
-        """A copy of the entry with ``changes`` (field name -> value)."""
-        values = {name: getattr(self, name) for name in self.__slots__}
-        return Entry(**{**values, **changes})
 
     def to_json(self) -> dict[str, Any]:
         """Every field, as ``topiclens entries --json`` and the JSON export write it."""

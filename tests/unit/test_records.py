@@ -41,3 +41,19 @@ def test_repr_replace_and_pickle() -> None:
     assert pickle.loads(pickle.dumps(e)) == e
     result = ParseResult("f", "jsonl", entries=[e])
     assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_a_record_that_extends_another_is_equal_and_shown_by_every_field() -> None:
+    from topiclens.store.restore import RestoreReport
+
+    one, other = RestoreReport(new=1), RestoreReport(new=2)
+    assert one != other  # a field of the report it extends tells them apart
+    other.new = 1
+    assert one == other
+    other.bookmarks_restored = 1
+    assert one != other
+    assert repr(one).startswith("RestoreReport(known=0, new=1,") and "bookmarks_restored=0" in repr(
+        one
+    )
+    entry_copy = entry().replace(comment="c")
+    assert type(entry_copy) is Entry and entry_copy.comment == "c"
