@@ -219,7 +219,7 @@ class MainScreen(Screen[None]):
         # the entries shown in full since the last change, by id, and what they were read
         # with (the topics, read state and bookmarks: any other change forgets them)
         self._details: dict[str, Detail | None] = {}
-        self._details_of: tuple[object, ...] = ()
+        self._details_of: tuple[object, ...] = (None, None, None)
 
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
@@ -614,9 +614,7 @@ class MainScreen(Screen[None]):
             return
         details = self._details
         seen = (self.topics, self.read, self.bookmarks)
-        if len(seen) != len(self._details_of) or any(
-            a is not b for a, b in zip(seen, self._details_of, strict=True)
-        ):
+        if any(a is not b for a, b in zip(seen, self._details_of, strict=True)):
             details.clear()
             self._details_of = seen
         detail = details.get(entry_id)
