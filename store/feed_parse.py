@@ -24,7 +24,6 @@ import io
 import re
 import types
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
 from typing import Any
 
 import feedparser
@@ -34,7 +33,7 @@ from feedparser.util import FeedParserDict
 
 from .feed_dates import DateFallback, Unreadable, read_date
 from .feed_json import parse_json_feed
-from .feed_tuning import ContentParams
+from .feed_tuning import ContentParams, cached_join
 from .feed_xml import (
     MAX_ELEMENTS,
     entry_lines,
@@ -87,25 +86,8 @@ _HTML_TITLE = re.compile(r"<title[^>]{0,200}>(.{0,300}?)</title", re.IGNORECASE 
 # feedparser makes the base URL absolute again at every element it reads, joining it with
 # itself through urllib.parse: a sixth of its time on a long feed. The join is a function
 # of the two strings alone, so feedparser is given a cached one (the same results: a test
-# reads feedparser's whole test suite both ways). Long strings are not kept.
-_CACHED_URI_CHARS = 2048
-
-
-@lru_cache(maxsize=256)
-def _cached_absolute_uri(base: str, rel: str | None) -> str:
-    return make_safe_absolute_uri(base, rel)  # type: ignore[no-any-return]
-
-
-def _absolute_uri(base: Any, rel: Any = None) -> Any:
-    if (
-        isinstance(base, str)
-        and (rel is None or isinstance(rel, str))
-        and len(base) + len(rel or "") <= _CACHED_URI_CHARS
-    ):
-        return _cached_absolute_uri(base, rel)
-    return make_safe_absolute_uri(base, rel)
-
-
+# reads feedparser's whole test suite both ways).
+_absolute_uri = cached_join(make_safe_absolute_uri)
 feedparser.mixin.make_safe_absolute_uri = _absolute_uri  # (where the per-element call is)
 
 

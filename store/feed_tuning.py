@@ -9,6 +9,7 @@ which makes its own changes of the same kind.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -25,22 +26,28 @@ from feedparser.util import FeedParserDict
 CACHED_URI_CHARS = 2048
 
 
+def cached_join(join: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``join(base, uri)``, a function of its two strings alone, with the answers for the
+    last 256 pairs kept (a pair of anything but short strings, or None, is joined each
+    time)."""
+    cached = lru_cache(maxsize=256)(join)
+
+    def joined(base: Any, uri: Any = None) -> Any:
+        if (
+            isinstance(base, str)
+            and (uri is None or isinstance(uri, str))
+            and len(base) + len(uri or "") <= CACHED_URI_CHARS
+        ):
+            return cached(base, uri)
+        return join(base, uri)
+
+    return joined
+
+
 # feedparser resolves each link and permalink guid against the base URL through
-# urllib.parse; a feed's guid is most often its link, joined again. The join is cached the
-# same way (tests/unit/test_feedparser_speedups.py reads every test feed both ways).
-@lru_cache(maxsize=256)
-def _cached_join(base: str, uri: str) -> str:
-    return _feedparser_join(base, uri)  # type: ignore[no-any-return]
-
-
-def _join(base: Any, uri: Any) -> Any:
-    if isinstance(base, str) and isinstance(uri, str) and len(base) + len(uri) <= CACHED_URI_CHARS:
-        return _cached_join(base, uri)
-    return _feedparser_join(base, uri)
-
-
-_feedparser_join = feedparser.urls._urljoin
-feedparser.mixin._urljoin = _join  # type: ignore[attr-defined]  # (resolve_uri calls it)
+# urllib.parse; a feed's guid is most often its link, joined again. The join is cached
+# (tests/unit/test_feedparser_speedups.py reads every test feed both ways).
+feedparser.mixin._urljoin = cached_join(feedparser.urls._urljoin)  # type: ignore[attr-defined]  # (resolve_uri calls it)
 
 
 # feedparser maps the C1 control characters of every value it reads to the characters
