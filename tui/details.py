@@ -1,4 +1,5 @@
-"""What the detail pane shows about one entry, read from the store."""
+"""What the detail pane shows about one entry, read from the store, and the entries read
+so kept while nothing they were read with changed."""
 
 from __future__ import annotations
 
@@ -43,3 +44,44 @@ def load_detail(
         content=content,
         feed=feed_name,
     )
+
+
+# entries shown in full kept in memory until the store changes: going back to a topic or
+# an entry reads none of its ten queries again
+KEPT_DETAILS = 256
+
+
+class KeptDetails:
+    """Entries read in full by :func:`load_detail`, kept by id while what they were read
+    with stays the same: the topics, the read state and the bookmarks (the screen puts a
+    new object in their place when one changes). The screen calls :meth:`clear` on any
+    other change to the store."""
+
+    def __init__(self, size: int = KEPT_DETAILS) -> None:
+        self.size = size
+        self._details: dict[str, Detail | None] = {}
+        self._read_with: tuple[object, ...] = (None, None, None)
+
+    def clear(self) -> None:
+        self._details.clear()
+
+    def get(
+        self,
+        store: Store,
+        entry_id: str,
+        topics: list[Topic],
+        read: frozenset[str],
+        bookmarks: frozenset[str],
+    ) -> Detail | None:
+        """:func:`load_detail`, kept (the oldest forgotten past ``size``)."""
+        seen = (topics, read, bookmarks)
+        if any(a is not b for a, b in zip(seen, self._read_with, strict=True)):
+            self._details.clear()
+            self._read_with = seen
+        detail = self._details.get(entry_id)
+        if detail is None:
+            detail = load_detail(store, entry_id, topics, read)
+            if len(self._details) >= self.size:
+                del self._details[next(iter(self._details))]  # the oldest
+            self._details[entry_id] = detail
+        return detail

@@ -46,7 +46,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from topiclens.store import Store, StoreError, StoreReplaced, Topic
 
 from .commands import MAIN, bindings
-from .details import load_detail
+from .details import KeptDetails
 from .display import cut_line, literal, terminal_line
 from .first_start import prepare_store, start_resource_tracker
 from .links import find_browser, in_terminal, is_web_link, no_link, unsafe_link
@@ -119,10 +119,6 @@ FEED_CHECK_SECONDS = 60.0
 
 # the place is written this long after a move: one write for a burst of keys (a held j)
 SAVE_PLACE_AFTER = 0.5
-
-# entries shown in full kept in memory until the store changes: going back to a topic or
-# an entry reads none of its ten queries again
-KEPT_DETAILS = 256
 
 Correction = Callable[[Store], "Change | None"]
 
@@ -216,10 +212,7 @@ class MainScreen(Screen[None]):
         # the neighbouring topics' rows are read once the first frame is drawn: the
         # worker's connection and queries would compete with drawing it
         self._first_frame_shown = False
-        # the entries shown in full since the last change, by id, and what they were read
-        # with (the topics, read state and bookmarks: any other change forgets them)
-        self._details: dict[str, Detail | None] = {}
-        self._details_of: tuple[object, ...] = (None, None, None)
+        self._details = KeptDetails()  # the entries shown in full since the last change
 
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
@@ -609,21 +602,11 @@ class MainScreen(Screen[None]):
         """Show ``entry_id`` in full: as read for it since the store, the topics, the read
         state and the bookmarks last changed (a topic or an entry gone back to), else from
         the store."""
-        if entry_id is None:
-            self.detail = None
-            return
-        details = self._details
-        seen = (self.topics, self.read, self.bookmarks)
-        if any(a is not b for a, b in zip(seen, self._details_of, strict=True)):
-            details.clear()
-            self._details_of = seen
-        detail = details.get(entry_id)
-        if detail is None:
-            detail = load_detail(self.store, entry_id, self.topics, self.read)
-            if len(details) >= KEPT_DETAILS:
-                del details[next(iter(details))]  # the oldest
-            details[entry_id] = detail
-        self.detail = detail
+        self.detail = (
+            None
+            if entry_id is None
+            else self._details.get(self.store, entry_id, self.topics, self.read, self.bookmarks)
+        )
 
     def jump_to_entry(self, entry_id: str) -> None:
         """Put the cursor on ``entry_id``: in the list shown, else in its topic."""

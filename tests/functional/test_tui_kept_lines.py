@@ -195,17 +195,17 @@ def test_an_entry_gone_back_to_is_shown_from_memory_until_the_store_changes(
 ) -> None:
     """Going back to a topic shows its entry as read before, without a query; a change
     (a read mark, another process's edit) shows the entry as it is now."""
-    import topiclens.tui.main_screen as main_screen
+    import topiclens.tui.details as details
 
     reads: list[str] = []
-    original = main_screen.load_detail
+    original = details.load_detail
 
     def counted(store: Store, entry_id: str, *args: object) -> object:
         reads.append(entry_id)
         return original(store, entry_id, *args)  # type: ignore[arg-type]
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        main_screen.load_detail = counted  # type: ignore[assignment]
+        details.load_detail = counted  # type: ignore[assignment]
         try:
             s.topic_list.focus()
             await drawn(s, pilot)
@@ -231,6 +231,6 @@ def test_an_entry_gone_back_to_is_shown_from_memory_until_the_store_changes(
             assert s.detail.note == "Noted elsewhere"
             assert any("Noted elsewhere" in line for line in texts(shown))
         finally:
-            main_screen.load_detail = original
+            details.load_detail = original
 
     run(reader_store, scenario)
