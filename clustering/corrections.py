@@ -352,7 +352,7 @@ def hidden_topics(store: Store) -> list[Topic]:
 
 def undo(store: Store) -> Change | None:
     """Take back the last correction still in the log; None when there is none."""
-    from .pipeline import saved_names
+    from .saved import saved_names
 
     # what a topic is called again when the undo takes away a name the user gave it
     undone = store.undo_correction(saved_names(store))
@@ -429,7 +429,7 @@ def next_best(store: Store, entries: Sequence[str], leaving: int) -> Assignments
     takes more of hidden topics' entries than it has entries of its own, as in a fit:
     :func:`_with_room`); without a usable model, the topic most of its similar entries
     are in, else the largest other topic."""
-    from .pipeline import saved_model
+    from .saved import saved_model
     from .token_cache import entry_tokens
 
     topics = [t for t in store.topics() if t.id != leaving]

@@ -18,8 +18,6 @@ comes back when one has room for it.
 
 from __future__ import annotations
 
-import io
-import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -41,6 +39,7 @@ from .keeping import (
 from .membership import TermIndex
 from .partition import MAX_SHARE
 from .report import ClusterReport
+from .saved import Saved, SavedModels, saved_bytes, saved_model
 from .scale import Sampling
 from .stages import Progress, Stage
 from .token_cache import (
@@ -55,10 +54,6 @@ if TYPE_CHECKING:
     from topiclens.store.db import Store
 
     from .estimator import TopicModel
-    from .placing import FittedArrays
-
-SAVED_FORMAT = "topiclens-saved-model-2"  # the model, its topics' ids, its entries' ids
-_SEP = "\x1f"
 
 
 CLUSTER_ATTEMPTS = 3  # a re-cluster starts again when corrections came while it ran
@@ -268,7 +263,7 @@ def _cluster_once(
     ]
     say(Stage.STORE, 0.95)
     # topics and the model that places new entries land in one transaction
-    saved_blob = (tokenizer_version(), _save(model, matched.ids, ids, model.fitted_rows_))
+    saved_blob = (tokenizer_version(), saved_bytes(model, matched.ids, ids, model.fitted_rows_))
     store.replace_topics(
         topics, assignments, similar, model=saved_blob, also=also, corrections=corrections
     )
@@ -386,96 +381,6 @@ def _continue_sampled(
     )
 
 
-# --- the saved model: a TopicModel with its topics' and entries' ids ----------------------
-
-
-class Saved(NamedTuple):
-    model: TopicModel | FittedArrays  # (FittedArrays: read only to place new entries)
-    topic_ids: list[int]  # the store's id of each of the model's topics
-    entry_ids: list[str]  # the store's id of each entry the model was fitted on
-    # the indices into entry_ids of the entries whose vectors the model keeps, in order
-    # (None: every one; a fit on a sample keeps the sample's, :mod:`.scale`)
-    rows: list[int] | None = None
-
-    def embedded_id(self, j: int) -> str:
-        """The id of the entry of the model's ``j``-th kept vector."""
-        return self.entry_ids[j if self.rows is None else self.rows[j]]
-
-
-def _save(model: TopicModel, topic_ids: list[int], entry_ids: list[str], rows: Any = None) -> bytes:
-    import numpy as np
-
-    buf = io.BytesIO()
-    extra = {} if rows is None else {"rows": np.asarray(rows, dtype=np.int64)}
-    np.savez(
-        buf,
-        format=np.frombuffer(SAVED_FORMAT.encode(), dtype=np.uint8),
-        model=np.frombuffer(model.to_bytes(), dtype=np.uint8),
-        topic_ids=np.asarray(topic_ids, dtype=np.int64),
-        entry_ids=np.frombuffer(_SEP.join(entry_ids).encode("ascii"), dtype=np.uint8),
-        **extra,
-    )
-    return buf.getvalue()
-
-
-def saved_model(store: Store) -> Saved | None:
-    """The store's saved model, or None when there is none or it cannot be read (saved by
-    another version: a re-cluster makes a new one)."""
-    saved = store.topic_model()
-    return None if saved is None else _read_saved(saved[1])  # (tokenizer version, bytes)
-
-
-def _placing_model(store: Store) -> Saved | None:
-    """:func:`saved_model` read only to place new entries (its
-    :class:`.placing.FittedArrays`: no scikit-learn to import)."""
-    saved = store.topic_model()
-    return None if saved is None else _read_saved(saved[1], placing_only=True)
-
-
-def _read_saved(blob: bytes, *, placing_only: bool = False) -> Saved | None:
-    import numpy as np
-
-    try:
-        z = np.load(io.BytesIO(blob), allow_pickle=False)
-        if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
-            return None
-        model: TopicModel | FittedArrays
-        if placing_only:
-            from .placing import FittedArrays
-            from .saving import load
-
-            model = load(FittedArrays, bytes(z["model"]), None)
-        else:
-            from .estimator import TopicModel
-
-            model = TopicModel.from_bytes(bytes(z["model"]))
-        entries = bytes(z["entry_ids"]).decode("ascii")
-        rows = z["rows"].tolist() if "rows" in z.files else None
-        return Saved(model, z["topic_ids"].tolist(), entries.split(_SEP) if entries else [], rows)
-    except Exception:  # numpy raises several kinds for bytes that are not its npz
-        return None
-
-
-def saved_names(store: Store) -> dict[int, tuple[str, bool]]:
-    """Topic id -> the name and mixed mark the last re-cluster gave it, read from the
-    saved model's record alone (no model is built); empty when there is none."""
-    import numpy as np
-
-    saved = store.topic_model()
-    if saved is None:
-        return {}
-    try:
-        z = np.load(io.BytesIO(saved[1]), allow_pickle=False)
-        if bytes(z["format"]).decode("ascii") != SAVED_FORMAT:
-            return {}
-        inner = np.load(io.BytesIO(bytes(z["model"])), allow_pickle=False)
-        record = json.loads(bytes(inner["record"]).decode("utf-8"))
-        rows = zip(z["topic_ids"].tolist(), record["names"], record["mixed"], strict=True)
-        return {int(tid): (str(name), bool(mixed)) for tid, name, mixed in rows}
-    except Exception:  # numpy raises several kinds for bytes that are not its npz
-        return {}
-
-
 ASSIGN_ATTEMPTS = 5  # each retry follows a re-cluster that landed meanwhile; 5 in a row is absurd
 
 
@@ -492,39 +397,20 @@ def assign_new(
     A re-cluster in another process can replace the topics between reading the saved
     model and writing: the store then refuses those rows inside its write transaction,
     and they are placed again with the model the re-cluster saved. ``models`` reads the
-    saved model (default: :func:`saved_model`, read anew). ``bigrams`` holds entries'
-    bigram features made already (:func:`.token_cache.encode` d), by id."""
+    saved model (default: a :class:`.saved.SavedModels` of its own). ``bigrams`` holds
+    entries' bigram features made already (:func:`.token_cache.encode` d), by id."""
     todo_ids = list(dict.fromkeys(entry_ids))
+    models = models or SavedModels()
     placed = 0
     for _ in range(ASSIGN_ATTEMPTS):
         if not todo_ids:
             break
-        saved = (models or _placing_model)(store)
+        saved = models(store)
         if saved is None:
             break
         written, todo_ids = _place(store, saved, todo_ids, bigrams or {})
         placed += written
     return placed
-
-
-class SavedModels:
-    """:func:`saved_model` for one who places batch after batch (a refresh's new entries,
-    a few hundred at a time, where reading the model again for each batch cost as much
-    as placing it): read again only when the store's saved bytes changed. Placing only
-    reads the model; it is kept as long as this is."""
-
-    def __init__(self) -> None:
-        self._last: tuple[bytes, Saved] | None = None
-
-    def __call__(self, store: Store) -> Saved | None:
-        record = store.topic_model()
-        if record is None:
-            return None
-        if self._last is not None and self._last[0] == record[1]:
-            return self._last[1]
-        saved = _read_saved(record[1], placing_only=True)
-        self._last = None if saved is None else (record[1], saved)
-        return saved
 
 
 def _place(

@@ -544,10 +544,11 @@ class _Placing:
             import scipy.sparse  # noqa: F401  (what the features of new entries load)
             import topiclens.clustering.placing  # noqa: F401
             from topiclens.clustering import pipeline
+            from topiclens.clustering.saved import SavedModels
         except Exception:  # place_new imports them again, and says what is wrong
             log.exception("preloading the placing of new entries failed")
             return
-        models = pipeline.SavedModels()  # (the model read once, not once a batch)
+        models = SavedModels()  # (the model read once, not once a batch)
         while (batch := self._next_batch()) is not None:
             ids, bigrams = batch
             try:

@@ -247,6 +247,7 @@ def test_new_entries_are_placed_while_later_feeds_download_as_they_are_at_the_en
     server: FeedServer, bundled_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     from topiclens.clustering import pipeline
+    from topiclens.clustering.saved import SavedModels
     from topiclens.feeds import refresh as refreshing
 
     at_the_end = tmp_path / "placed-at-the-end"
@@ -254,7 +255,7 @@ def test_new_entries_are_placed_while_later_feeds_download_as_they_are_at_the_en
     placed_early = threading.Event()
     assign_new = pipeline.assign_new
 
-    def watched(store: Store, ids: list[str], *models: pipeline.SavedModels) -> int:
+    def watched(store: Store, ids: list[str], *models: SavedModels) -> int:
         placed = assign_new(store, ids, *models)
         if placed and threading.current_thread().name == "topiclens-placing":
             placed_early.set()

@@ -9,7 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
-from topiclens.clustering.pipeline import assign_new, cluster_store, saved_model
+from topiclens.clustering.pipeline import assign_new, cluster_store
+from topiclens.clustering.saved import saved_model
 from topiclens.clustering.scale import Sampling
 from topiclens.store import Entry, Store
 from topiclens.store.text import entry_id

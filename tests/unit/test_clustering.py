@@ -373,6 +373,7 @@ def test_importing_clustering_loads_no_heavy_library():
         f"topiclens.clustering.{m}"
         for m in (
             "pipeline",
+            "saved",
             "corrections",
             "features",
             "naming",

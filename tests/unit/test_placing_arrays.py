@@ -11,8 +11,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 from topiclens.clustering.features import unit_rows_dense, unit_rows_sparse
-from topiclens.clustering.pipeline import _read_saved
 from topiclens.clustering.placing import FittedArrays
+from topiclens.clustering.saved import read_saved
 from topiclens.store import Store
 
 
@@ -58,8 +58,8 @@ NEW_TEXTS = [
 def test_the_saved_arrays_place_as_the_model_they_were_saved_from(clustered_home: Path):
     with Store.open_dir(clustered_home) as store:
         _, blob = store.topic_model()
-    model = _read_saved(blob)
-    arrays = _read_saved(blob, placing_only=True)
+    model = read_saved(blob)
+    arrays = read_saved(blob, placing_only=True)
     assert model is not None and arrays is not None
     assert isinstance(arrays.model, FittedArrays)
     assert arrays.topic_ids == model.topic_ids and arrays.entry_ids == model.entry_ids

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from topiclens.clustering import pipeline
-from topiclens.clustering.pipeline import SavedModels, assign_new, cluster_store, saved_model
+from topiclens.clustering import saved
+from topiclens.clustering.pipeline import assign_new, cluster_store
+from topiclens.clustering.saved import SavedModels, saved_model
 from topiclens.clustering.token_cache import BY_ID_MAX, TokenIds, entry_token_ids
 from topiclens.clustering.tokenize import default_tokenizer, tokenizer_version
 from topiclens.store import Entry, Store
@@ -53,13 +54,13 @@ def _new_entries(n: int) -> list[Entry]:
 
 def test_batches_place_with_one_read_of_the_model_until_it_changes(bundled_home: Path, monkeypatch):
     reads: list[bytes] = []
-    read = pipeline._read_saved
+    read = saved.read_saved
 
-    def counted(blob: bytes, **how: bool) -> pipeline.Saved | None:
+    def counted(blob: bytes, **how: bool) -> saved.Saved | None:
         reads.append(blob)
         return read(blob, **how)
 
-    monkeypatch.setattr(pipeline, "_read_saved", counted)
+    monkeypatch.setattr(saved, "read_saved", counted)
     with Store.open_dir(bundled_home) as store:
         entries = _new_entries(6)
         store.add_entries(entries)
