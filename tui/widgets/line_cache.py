@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import ClassVar
 
+from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
@@ -174,12 +175,16 @@ class LineCache:
 class KeptScrollBar(ScrollBar):
     """Textual's scrollbar, its lines kept by what it shows (its thumb's size and place
     and its colours, as Textual's own ``render`` describes them): a view shown again, or
-    another of the same length, draws its scrollbar from memory."""
+    another of the same length, draws its scrollbar from memory. Each of its lines is kept
+    too, by the cell Textual's renderer puts on it (a piece of the track or of the thumb,
+    or one of the thumb's ends), so a bar of another thumb is made of lines kept: a topic
+    first shown draws no scrollbar line anew."""
 
     KEPT_BARS: ClassVar[int] = 64
 
     def __init__(self, vertical: bool = True, name: str | None = None, *, thickness: int = 1):
         super().__init__(vertical, name, thickness=thickness)
+        # whole bars by their key, and single lines by ("line", their cell, frame)
         self._kept: dict[Hashable, list[Packed]] = {}
         self._packer = Packer()
 
@@ -187,6 +192,7 @@ class KeptScrollBar(ScrollBar):
         bar = self.render()
         if not isinstance(bar, ScrollBarRender):
             return super().render_lines(crop)  # another renderer: Textual's own, not kept
+        frame = (bar.style, self.background_colors, tuple(self.get_line_filters()))
         key = (
             crop,
             self.region.size,
@@ -195,17 +201,60 @@ class KeptScrollBar(ScrollBar):
             bar.position,
             bar.thickness,
             bar.vertical,
-            bar.style,
-            self.background_colors,
-            tuple(self.get_line_filters()),
+            *frame,
         )
         kept = self._kept.get(key)
         if kept is not None:
-            return [self._packer.unpack(line) for line in kept]
+            return self._unpacked(kept)
+        cells = self._cells(bar, crop, frame)
+        if cells is not None:
+            found = [self._kept.get(cell) for cell in cells]
+            if all(line is not None for line in found):
+                for cell, line in zip(cells, found, strict=True):
+                    self._kept[cell] = self._kept.pop(cell, line)  # the newest again
+                kept = [line[0] for line in found]  # type: ignore[index]
+                self._keep(key, kept)
+                return self._unpacked(kept)
         lines = super().render_lines(crop)
         packed = [self._packer.pack(line) for line in lines]
         if all(line is not None for line in packed):
-            if len(self._kept) >= self.KEPT_BARS:
-                del self._kept[next(iter(self._kept))]  # the oldest
-            self._kept[key] = packed  # type: ignore[assignment]
+            self._keep(key, packed)  # type: ignore[arg-type]
+            for cell, line in zip(cells or (), packed, strict=False):
+                self._keep(cell, [line])  # type: ignore[list-item]
         return lines
+
+    def _unpacked(self, lines: list[Packed]) -> list[Strip]:
+        """``lines`` as Strips, one Strip for the lines that are the same (most of a bar)."""
+        strips: dict[Packed, Strip] = {}
+        unpack = self._packer.unpack
+        return [strips.get(line) or strips.setdefault(line, unpack(line)) for line in lines]
+
+    def _keep(self, key: Hashable, lines: list[Packed]) -> None:
+        if len(self._kept) >= self.KEPT_BARS:
+            del self._kept[next(iter(self._kept))]  # the oldest
+        self._kept[key] = lines
+
+    def _cells(
+        self, bar: ScrollBarRender, crop: Region, frame: tuple[object, ...]
+    ) -> list[Hashable] | None:
+        """The key of each line of ``crop``: the cell Textual's renderer draws on it (as
+        its ``__rich_console__`` asks ``render_bar``, one segment a line), in ``frame``.
+        None: not a vertical bar drawn whole across."""
+        width, height = self.size
+        if not bar.vertical or crop.x != 0 or crop.width != width:
+            return None
+        style = bar.style if isinstance(bar.style, Style) else Style.parse(bar.style)
+        drawn = bar.render_bar(
+            size=height,
+            window_size=bar.window_size,
+            virtual_size=bar.virtual_size,
+            position=bar.position,
+            vertical=True,
+            thickness=width,
+            back_color=style.bgcolor or Color.parse("#555555"),
+            bar_color=style.color or Color.parse("bright_magenta"),
+        )
+        cells = drawn.segments
+        if len(cells) != height:
+            return None
+        return [("line", cells[y], width, *frame) for y in crop.line_range]
