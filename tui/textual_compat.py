@@ -8,12 +8,15 @@ from types import MethodType
 from typing import Any
 
 from textual import events
+from textual._border import get_box
+from textual._segment_tools import line_pad
 from textual.app import App
 from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.style import Style as TextualStyle
 from textual.widget import Widget
 
 
@@ -222,3 +225,71 @@ class StyleStamp:
             return False
         self._seen = applied  # (held: their ids are never reused while compared)
         return True
+
+
+def styled_lines(
+    widget: Widget, crop: Region, render: Callable[[Region], list[Strip]]
+) -> list[Strip]:
+    """``widget``'s finished lines in ``crop`` (whole rows), as ``render`` (the widget's own
+    ``render_lines``: Textual's ``StylesCache``) makes them: the content rows are made
+    here, its border's sides and background worked out once for the rows instead of once
+    a row (Textual's styling cost some 90 us a line, three times the line's own drawing).
+    The border's rows and a widget styled beyond a border, horizontal padding and a
+    background (an outline, a hatch, a tint, an opacity, vertical padding) are Textual's.
+    Private: the border's segments (``get_box``), the padding (``line_pad``), and the steps
+    of ``StylesCache.render_line`` for a content row, which this follows."""
+    styles = widget.styles
+    width, height = widget.region.size
+    gutter = styles.gutter
+    top, bottom = max(crop.y, gutter.top), min(crop.bottom, height - gutter.bottom)
+    plain = (
+        crop.x == 0
+        and crop.width == width
+        and top < bottom
+        and not any(edge for edge, _ in styles.outline)
+        and not (styles.has_rule("hatch") and styles.hatch != "none")
+        and not styles.tint.a
+        and styles.text_opacity == 1.0
+        and widget.opacity == 1.0
+        and not styles.padding.top
+        and not styles.padding.bottom
+        and not widget.hover_style._link_id
+    )
+    if not plain:
+        return render(crop)
+    base_background, background = widget.background_colors
+    inner_style = TextualStyle(background=base_background + background)
+    outer_style = TextualStyle(background=base_background)
+    inner = inner_style.rich_style
+    (_, _), (border_right, right_color), (_, _), (border_left, left_color) = styles.border
+    left = right = None
+    if border_left:
+        left_style = TextualStyle(foreground=base_background + left_color)
+        left = get_box(border_left, inner_style, outer_style, left_style)[1][0]
+    if border_right:
+        right_style = TextualStyle(foreground=base_background + right_color)
+        right = get_box(border_right, inner_style, outer_style, right_style)[1][2]
+    _, pad_right, _, pad_left = styles.padding
+    content_width, content_height = widget.content_region.size
+    filters = widget.get_line_filters()
+    lines: list[Strip] = []
+    for y in range(top, bottom):
+        content_y = y - gutter.top
+        if content_y < content_height:
+            line = widget.render_line(content_y).adjust_cell_length(content_width, inner)
+        else:
+            line = Strip.blank(content_width, inner)
+        segments = line_pad(line, pad_left, pad_right, inner) if pad_left or pad_right else line
+        if left is not None or right is not None:
+            segments = [
+                *((left,) if left is not None else ()),
+                *segments,
+                *((right,) if right is not None else ()),
+            ]
+        strip = Strip(segments, width)
+        for line_filter in filters:
+            strip = strip.apply_filter(line_filter, background)
+        lines.append(strip)
+    before = render(Region(0, crop.y, width, top - crop.y)) if top > crop.y else []
+    after = render(Region(0, bottom, width, crop.bottom - bottom)) if crop.bottom > bottom else []
+    return [*before, *lines, *after]

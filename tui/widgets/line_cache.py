@@ -19,6 +19,8 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..textual_compat import styled_lines
+
 # Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
 # the entry pane's lines of 60 entries
 KEPT_LINES = 2048
@@ -160,7 +162,7 @@ class LineCache:
             j = i
             while j < len(out) and out[j] is None:
                 j += 1
-            drawn = render(Region(0, y0 + i, width, j - i))
+            drawn = styled_lines(widget, Region(0, y0 + i, width, j - i), render)
             out[i:j] = drawn
             for k, strip in zip(keys[i:j], drawn, strict=True):
                 packed = packer.pack(strip) if k is not None else None
