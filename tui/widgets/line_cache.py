@@ -28,6 +28,11 @@ KEPT_LINES = 2048
 # cursor's colours, a border, a tint), so a focus moving away and back copies its lines
 # again instead of styling every one anew
 KEPT_LOOKS = 2
+# Lines kept as Strips as well, per look, the most recently shown first: a pane's screenful
+# and some. A frame that shows such a line again (a focus come back, a topic switched back
+# to) hands the compositor the Strip it had before, whose own caches (the line cut at the
+# frame's edges) are filled already; few, so full collections stay cheap
+LIVE_LINES = 96
 
 LineKey = Callable[[int], Hashable | None]
 Render = Callable[[Region], list[Strip]]
@@ -89,19 +94,25 @@ class LineCache:
     A border's or padding's line is kept under its row and the border's title and
     subtitle."""
 
-    def __init__(self, size: int = KEPT_LINES, looks: int = KEPT_LOOKS) -> None:
+    def __init__(
+        self, size: int = KEPT_LINES, looks: int = KEPT_LOOKS, live: int = LIVE_LINES
+    ) -> None:
         self.size = size
         self.looks = looks
+        self.live = live
         self._lines: dict[Hashable, Packed] = {}
         self._packer = Packer()
+        self._strips: dict[Hashable, Strip] = {}  # the look's lines last shown, as Strips
         self._styled: tuple[object, ...] = ()  # the view's styles, as restyled() was told
         self._look: tuple[object, ...] | None = None  # (styles, frame) the lines are in
-        # the other looks' lines, oldest first: (look, lines, their packer)
-        self._other_looks: list[tuple[tuple[object, ...], dict[Hashable, Packed], Packer]] = []
+        # the other looks' lines, oldest first: (look, lines, their packer, their Strips)
+        self._other_looks: list[
+            tuple[tuple[object, ...], dict[Hashable, Packed], Packer, dict[Hashable, Strip]]
+        ] = []
 
     def clear(self) -> None:
         """Forget every line of every look."""
-        self._lines, self._packer = {}, Packer()
+        self._lines, self._packer, self._strips = {}, Packer(), {}
         self._look = None
         self._other_looks.clear()
 
@@ -115,11 +126,22 @@ class LineCache:
         if look == self._look:
             return
         found = next((i for i, kept in enumerate(self._other_looks) if kept[0] == look), None)
-        lines, packer = self._other_looks.pop(found)[1:] if found is not None else ({}, Packer())
+        lines, packer, strips = (
+            self._other_looks.pop(found)[1:] if found is not None else ({}, Packer(), {})
+        )
         if self._look is not None and self._lines:
-            self._other_looks.append((self._look, self._lines, self._packer))
+            self._other_looks.append((self._look, self._lines, self._packer, self._strips))
             del self._other_looks[: max(0, len(self._other_looks) - (self.looks - 1))]
-        self._look, self._lines, self._packer = look, lines, packer
+        self._look, self._lines, self._packer, self._strips = look, lines, packer, strips
+
+    def _shown(self, key: Hashable, strip: Strip) -> None:
+        """``strip`` is shown under ``key``: kept as a Strip, the least recently shown
+        forgotten past ``live``."""
+        strips = self._strips
+        strips.pop(key, None)
+        if len(strips) >= self.live:
+            del strips[next(iter(strips))]
+        strips[key] = strip
 
     def render_lines(
         self, widget: Widget, crop: Region, key: LineKey, render: Render
@@ -145,14 +167,21 @@ class LineCache:
         end = min(height - gutter.bottom, first + widget.content_region.height)
         # a border's row shows its title (markup, styles and all) or its subtitle
         edge = (widget.border_title, widget.border_subtitle)
-        lines, packer = self._lines, self._packer
+        lines, packer, strips = self._lines, self._packer, self._strips
         out: list[Strip | None] = []
         keys: list[Hashable | None] = []
         for y in crop.line_range:
             k = key(y - first) if first <= y < end else ("edge", y, edge)
             keys.append(k)
-            kept = lines.get(k) if k is not None else None
-            out.append(packer.unpack(kept) if kept is not None else None)
+            strip = None
+            if k is not None:
+                strip = strips.get(k)
+                if strip is None:
+                    kept = lines.get(k)
+                    strip = packer.unpack(kept) if kept is not None else None
+                if strip is not None:
+                    self._shown(k, strip)
+            out.append(strip)
         y0 = crop.y
         i = 0
         while i < len(out):
@@ -170,6 +199,7 @@ class LineCache:
                     if len(lines) >= self.size:
                         del lines[next(iter(lines))]  # the oldest
                     lines[k] = packed
+                    self._shown(k, strip)
             i = j
         return out  # type: ignore[return-value]
 
