@@ -189,13 +189,57 @@ def _cropped_renders(
         yield from type(compositor)._get_renders(compositor, crop)
         return
     changed = compositor._frame_regions or [crop]
+    exposed = _exposed_rows(compositor)
     for widget, (region, clip) in compositor.visible_widgets.items():
+        rows_shown = exposed.get(widget)
         for top, bottom in _row_spans(region.intersection(clip), changed):
+            if rows_shown is not None and not any(a < bottom and top < b for a, b in rows_shown):
+                continue  # every cell of these rows is under widgets drawn over it
             # whole rows: the chops are cut across each row, so the columns stay
             rows = clip.intersection(Region(clip.x, top, clip.width, bottom - top))
             shown = region.intersection(rows)
             lines = widget.render_lines(shown.translate((-region.x, -region.y)))
             yield region, rows, lines
+
+
+def _exposed_rows(compositor: Any) -> dict[Widget, list[tuple[int, int]]]:
+    """Each visible widget's rows (top, bottom) where some cell of it is not under a
+    widget drawn over it (the compositor fills a frame's cells front to back, the first
+    widget in a cell wins): the screen's background, under the panes, is never asked for
+    its lines. Worked out once a layout (the compositor's map of visible widgets is made
+    anew on each). Private: the compositor's ``visible_widgets``, front first."""
+    visible = compositor.visible_widgets
+    kept = getattr(compositor, "_exposed_rows", None)
+    if kept is not None and kept[0] is visible:
+        return kept[1]  # type: ignore[no-any-return]
+    covered: dict[int, list[tuple[int, int]]] = {}  # row -> columns of the widgets above
+    exposed: dict[Widget, list[tuple[int, int]]] = {}
+    for widget, (region, clip) in visible.items():
+        shown = region.intersection(clip)
+        spans: list[tuple[int, int]] = []
+        for y in range(shown.y, shown.bottom):
+            above = covered.setdefault(y, [])
+            if not _spans_cover(above, shown.x, shown.right):
+                if spans and spans[-1][1] == y:
+                    spans[-1] = (spans[-1][0], y + 1)
+                else:
+                    spans.append((y, y + 1))
+            above.append((shown.x, shown.right))
+        exposed[widget] = spans
+    compositor._exposed_rows = (visible, exposed)
+    return exposed
+
+
+def _spans_cover(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether the column ``spans`` (start, end) together cover ``start`` to ``end``."""
+    reached = start
+    for a, b in sorted(spans):
+        if a > reached:
+            break
+        reached = max(reached, b)
+        if reached >= end:
+            return True
+    return reached >= end
 
 
 class StyleStamp:
