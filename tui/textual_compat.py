@@ -323,17 +323,15 @@ def styled_lines(
             line = widget.render_line(content_y).adjust_cell_length(content_width, inner)
         else:
             line = Strip.blank(content_width, inner)
-        segments = line_pad(line, pad_left, pad_right, inner) if pad_left or pad_right else line
-        if left is not None or right is not None:
-            segments = [
-                *((left,) if left is not None else ()),
-                *segments,
-                *((right,) if right is not None else ()),
-            ]
-        strip = Strip(segments, width)
-        for line_filter in filters:
-            strip = strip.apply_filter(line_filter, background)
-        lines.append(strip)
+        padded = line_pad(line, pad_left, pad_right, inner) if pad_left or pad_right else line
+        segments = [
+            *((left,) if left is not None else ()),
+            *padded,
+            *((right,) if right is not None else ()),
+        ]
+        for line_filter in filters:  # (as Strip.apply_filter does, with no Strip between)
+            segments = line_filter.apply(segments, background)
+        lines.append(Strip(segments, width))
     before = render(Region(0, crop.y, width, top - crop.y)) if top > crop.y else []
     after = render(Region(0, bottom, width, crop.bottom - bottom)) if crop.bottom > bottom else []
     return [*before, *lines, *after]
