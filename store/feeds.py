@@ -31,6 +31,11 @@ _COUNTS = (
     "LEFT JOIN read_state r ON r.entry_id = e.id WHERE e.feed_id IS NOT NULL "
     "GROUP BY e.feed_id"
 )
+# the same for one feed: its entries alone are counted (the entry pane asks for its feed)
+_COUNTS_OF_ONE = (
+    "SELECT e.feed_id, count(*), count(*) - count(r.entry_id) FROM entries e "
+    "LEFT JOIN read_state r ON r.entry_id = e.id WHERE e.feed_id = ? GROUP BY e.feed_id"
+)
 
 
 def check_name(name: str) -> str:
@@ -73,7 +78,10 @@ def listing(db: Database, ids: Sequence[int] | None = None) -> list[Feed]:
 def one(db: Database, feed_id: int) -> Feed | None:
     """The feed ``feed_id``, subscribed or not."""
     rows = db.query(f"SELECT {_COLUMNS} FROM feeds WHERE id = ?", (feed_id,))
-    return _feed(rows[0], _counts(db)) if rows else None
+    if not rows:
+        return None
+    counts = {fid: (n, unread) for fid, n, unread in db.query(_COUNTS_OF_ONE, (feed_id,))}
+    return _feed(rows[0], counts)
 
 
 def by_url(db: Database, url: str) -> Feed | None:

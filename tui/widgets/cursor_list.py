@@ -46,6 +46,9 @@ class CursorList(ScrollView, can_focus=True):
         # finished lines by what they show: a list shown or scrolled again is copied
         self._finished = LineCache()
         self._drawn_width = 0  # the content's width in the frame being drawn
+        # and its first line, its number of lines and the cursor's line (None: no cursor),
+        # read once a frame for every row's key
+        self._drawn_lines: tuple[int, int, int | None] = (0, 0, None)
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -209,17 +212,24 @@ class CursorList(ScrollView, can_focus=True):
             self._styles = self.line_styles()
             self._finished.restyled(look_of(self, self._styles))
         self._drawn_width = self.scrollable_content_region.width
+        cursor = self.line_of(self._cursor) if self._cursor is not None else None
+        self._drawn_lines = (round(self.scroll_y), self.line_count, cursor)
+        self.frame_started()
         return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
+
+    def frame_started(self) -> None:
+        """A frame asks for lines: what every row's ``line_key`` reads may be read once."""
 
     def _finished_key(self, y: int) -> Hashable | None:
         """What row ``y`` of the content shows, as ``render_line`` would draw it."""
-        line = round(self.scroll_y) + y
-        if line >= self.line_count:
+        top, count, cursor = self._drawn_lines
+        line = top + y
+        if line >= count:
             return ("blank",)
         key = self.line_key(line, self._drawn_width)
         if key is None:
             return None
-        return key, self._cursor is not None and self.line_of(self._cursor) == line
+        return key, cursor == line
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width

@@ -112,6 +112,12 @@ class EntryList(CursorList):
         self._divider_line: int | None = None
         # what a search matched (its words and concept forms), marked in the titles
         self.highlight: re.Pattern[str] | None = None
+        # the read, new and bookmarked entries as a frame's row keys read them
+        self._frame_marks: tuple[frozenset[str], frozenset[str], frozenset[str]] = (
+            frozenset(),
+            frozenset(),
+            frozenset(),
+        )
 
     @property
     def item_count(self) -> int:
@@ -228,6 +234,9 @@ class EntryList(CursorList):
         )
         return styles
 
+    def frame_started(self) -> None:
+        self._frame_marks = (self.read, self.new, self.bookmarks)  # (reactives: read once)
+
     def line_key(self, line: int, width: int) -> Hashable | None:
         # every input of render_list_line: the row itself, its marks, whether it is an
         # "also here" row and what a search marks in it
@@ -241,7 +250,8 @@ class EntryList(CursorList):
             return ("blank",)
         row_id = row[0]
         also = self.divider is None and self.also_from is not None and index >= self.also_from
-        marks = (row_id not in self.read, row_id in self.new, row_id in self.bookmarks)
+        read, new, bookmarks = self._frame_marks
+        marks = (row_id not in read, row_id in new, row_id in bookmarks)
         return ("row", tuple(row), marks, also, self.highlight)
 
     def render_list_line(self, line: int, width: int, at_cursor: bool) -> Strip:

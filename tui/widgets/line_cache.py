@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import ClassVar
 
+from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
+
+from ..textual_compat import styled_lines
 
 # Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
 # the entry pane's lines of 60 entries
@@ -25,6 +28,11 @@ KEPT_LINES = 2048
 # cursor's colours, a border, a tint), so a focus moving away and back copies its lines
 # again instead of styling every one anew
 KEPT_LOOKS = 2
+# Lines kept as Strips as well, per look, the most recently shown first: a pane's screenful
+# and some. A frame that shows such a line again (a focus come back, a topic switched back
+# to) hands the compositor the Strip it had before, whose own caches (the line cut at the
+# frame's edges) are filled already; few, so full collections stay cheap
+LIVE_LINES = 96
 
 LineKey = Callable[[int], Hashable | None]
 Render = Callable[[Region], list[Strip]]
@@ -86,19 +94,25 @@ class LineCache:
     A border's or padding's line is kept under its row and the border's title and
     subtitle."""
 
-    def __init__(self, size: int = KEPT_LINES, looks: int = KEPT_LOOKS) -> None:
+    def __init__(
+        self, size: int = KEPT_LINES, looks: int = KEPT_LOOKS, live: int = LIVE_LINES
+    ) -> None:
         self.size = size
         self.looks = looks
+        self.live = live
         self._lines: dict[Hashable, Packed] = {}
         self._packer = Packer()
+        self._strips: dict[Hashable, Strip] = {}  # the look's lines last shown, as Strips
         self._styled: tuple[object, ...] = ()  # the view's styles, as restyled() was told
         self._look: tuple[object, ...] | None = None  # (styles, frame) the lines are in
-        # the other looks' lines, oldest first: (look, lines, their packer)
-        self._other_looks: list[tuple[tuple[object, ...], dict[Hashable, Packed], Packer]] = []
+        # the other looks' lines, oldest first: (look, lines, their packer, their Strips)
+        self._other_looks: list[
+            tuple[tuple[object, ...], dict[Hashable, Packed], Packer, dict[Hashable, Strip]]
+        ] = []
 
     def clear(self) -> None:
         """Forget every line of every look."""
-        self._lines, self._packer = {}, Packer()
+        self._lines, self._packer, self._strips = {}, Packer(), {}
         self._look = None
         self._other_looks.clear()
 
@@ -112,11 +126,22 @@ class LineCache:
         if look == self._look:
             return
         found = next((i for i, kept in enumerate(self._other_looks) if kept[0] == look), None)
-        lines, packer = self._other_looks.pop(found)[1:] if found is not None else ({}, Packer())
+        lines, packer, strips = (
+            self._other_looks.pop(found)[1:] if found is not None else ({}, Packer(), {})
+        )
         if self._look is not None and self._lines:
-            self._other_looks.append((self._look, self._lines, self._packer))
+            self._other_looks.append((self._look, self._lines, self._packer, self._strips))
             del self._other_looks[: max(0, len(self._other_looks) - (self.looks - 1))]
-        self._look, self._lines, self._packer = look, lines, packer
+        self._look, self._lines, self._packer, self._strips = look, lines, packer, strips
+
+    def _shown(self, key: Hashable, strip: Strip) -> None:
+        """``strip`` is shown under ``key``: kept as a Strip, the least recently shown
+        forgotten past ``live``."""
+        strips = self._strips
+        strips.pop(key, None)
+        if len(strips) >= self.live:
+            del strips[next(iter(strips))]
+        strips[key] = strip
 
     def render_lines(
         self, widget: Widget, crop: Region, key: LineKey, render: Render
@@ -142,14 +167,21 @@ class LineCache:
         end = min(height - gutter.bottom, first + widget.content_region.height)
         # a border's row shows its title (markup, styles and all) or its subtitle
         edge = (widget.border_title, widget.border_subtitle)
-        lines, packer = self._lines, self._packer
+        lines, packer, strips = self._lines, self._packer, self._strips
         out: list[Strip | None] = []
         keys: list[Hashable | None] = []
         for y in crop.line_range:
             k = key(y - first) if first <= y < end else ("edge", y, edge)
             keys.append(k)
-            kept = lines.get(k) if k is not None else None
-            out.append(packer.unpack(kept) if kept is not None else None)
+            strip = None
+            if k is not None:
+                strip = strips.get(k)
+                if strip is None:
+                    kept = lines.get(k)
+                    strip = packer.unpack(kept) if kept is not None else None
+                if strip is not None:
+                    self._shown(k, strip)
+            out.append(strip)
         y0 = crop.y
         i = 0
         while i < len(out):
@@ -159,7 +191,7 @@ class LineCache:
             j = i
             while j < len(out) and out[j] is None:
                 j += 1
-            drawn = render(Region(0, y0 + i, width, j - i))
+            drawn = styled_lines(widget, Region(0, y0 + i, width, j - i), render)
             out[i:j] = drawn
             for k, strip in zip(keys[i:j], drawn, strict=True):
                 packed = packer.pack(strip) if k is not None else None
@@ -167,6 +199,7 @@ class LineCache:
                     if len(lines) >= self.size:
                         del lines[next(iter(lines))]  # the oldest
                     lines[k] = packed
+                    self._shown(k, strip)
             i = j
         return out  # type: ignore[return-value]
 
@@ -174,12 +207,16 @@ class LineCache:
 class KeptScrollBar(ScrollBar):
     """Textual's scrollbar, its lines kept by what it shows (its thumb's size and place
     and its colours, as Textual's own ``render`` describes them): a view shown again, or
-    another of the same length, draws its scrollbar from memory."""
+    another of the same length, draws its scrollbar from memory. Each of its lines is kept
+    too, by the cell Textual's renderer puts on it (a piece of the track or of the thumb,
+    or one of the thumb's ends), so a bar of another thumb is made of lines kept: a topic
+    first shown draws no scrollbar line anew."""
 
     KEPT_BARS: ClassVar[int] = 64
 
     def __init__(self, vertical: bool = True, name: str | None = None, *, thickness: int = 1):
         super().__init__(vertical, name, thickness=thickness)
+        # whole bars by their key, and single lines by ("line", their cell, frame)
         self._kept: dict[Hashable, list[Packed]] = {}
         self._packer = Packer()
 
@@ -187,6 +224,7 @@ class KeptScrollBar(ScrollBar):
         bar = self.render()
         if not isinstance(bar, ScrollBarRender):
             return super().render_lines(crop)  # another renderer: Textual's own, not kept
+        frame = (bar.style, self.background_colors, tuple(self.get_line_filters()))
         key = (
             crop,
             self.region.size,
@@ -195,17 +233,60 @@ class KeptScrollBar(ScrollBar):
             bar.position,
             bar.thickness,
             bar.vertical,
-            bar.style,
-            self.background_colors,
-            tuple(self.get_line_filters()),
+            *frame,
         )
         kept = self._kept.get(key)
         if kept is not None:
-            return [self._packer.unpack(line) for line in kept]
+            return self._unpacked(kept)
+        cells = self._cells(bar, crop, frame)
+        if cells is not None:
+            found = [self._kept.get(cell) for cell in cells]
+            if all(line is not None for line in found):
+                for cell, line in zip(cells, found, strict=True):
+                    self._kept[cell] = self._kept.pop(cell, line)  # the newest again
+                kept = [line[0] for line in found]  # type: ignore[index]
+                self._keep(key, kept)
+                return self._unpacked(kept)
         lines = super().render_lines(crop)
         packed = [self._packer.pack(line) for line in lines]
         if all(line is not None for line in packed):
-            if len(self._kept) >= self.KEPT_BARS:
-                del self._kept[next(iter(self._kept))]  # the oldest
-            self._kept[key] = packed  # type: ignore[assignment]
+            self._keep(key, packed)  # type: ignore[arg-type]
+            for cell, line in zip(cells or (), packed, strict=False):
+                self._keep(cell, [line])  # type: ignore[list-item]
         return lines
+
+    def _unpacked(self, lines: list[Packed]) -> list[Strip]:
+        """``lines`` as Strips, one Strip for the lines that are the same (most of a bar)."""
+        strips: dict[Packed, Strip] = {}
+        unpack = self._packer.unpack
+        return [strips.get(line) or strips.setdefault(line, unpack(line)) for line in lines]
+
+    def _keep(self, key: Hashable, lines: list[Packed]) -> None:
+        if len(self._kept) >= self.KEPT_BARS:
+            del self._kept[next(iter(self._kept))]  # the oldest
+        self._kept[key] = lines
+
+    def _cells(
+        self, bar: ScrollBarRender, crop: Region, frame: tuple[object, ...]
+    ) -> list[Hashable] | None:
+        """The key of each line of ``crop``: the cell Textual's renderer draws on it (as
+        its ``__rich_console__`` asks ``render_bar``, one segment a line), in ``frame``.
+        None: not a vertical bar drawn whole across."""
+        width, height = self.size
+        if not bar.vertical or crop.x != 0 or crop.width != width:
+            return None
+        style = bar.style if isinstance(bar.style, Style) else Style.parse(bar.style)
+        drawn = bar.render_bar(
+            size=height,
+            window_size=bar.window_size,
+            virtual_size=bar.virtual_size,
+            position=bar.position,
+            vertical=True,
+            thickness=width,
+            back_color=style.bgcolor or Color.parse("#555555"),
+            bar_color=style.color or Color.parse("bright_magenta"),
+        )
+        cells = drawn.segments
+        if len(cells) != height:
+            return None
+        return [("line", cells[y], width, *frame) for y in crop.line_range]
