@@ -113,15 +113,16 @@ def test_the_private_name_guard_sees_every_form_of_import():
 
 
 def test_private_textual_api_only_in_textual_compat():
-    """The product imports no private name from Textual, and reaches into Textual's private
-    attributes in one module only (tui/textual_compat.py, which says why)."""
+    """The product imports private names from Textual, and reaches into Textual's private
+    attributes, in one module only (tui/textual_compat.py, which says why): an upgrade of
+    Textual has one place to check."""
     importers = {
         str(p.relative_to(ROOT)): names
         for folder in PRODUCT
         for p in sorted((ROOT / folder).rglob("*.py"))
         if (names := textual_private_names(p.read_text("utf-8")))
     }
-    assert importers == {}
+    assert set(importers) <= {"tui/textual_compat.py"}
     private = re.compile(r"\._(scroll_update|keymap|compositor|dom_ready|refresh_scrollbars)\b")
     users = sorted(
         str(p.relative_to(ROOT))
