@@ -290,7 +290,9 @@ class MainScreen(Screen[None]):
             if found:
                 found.first(Static).update(text)
             else:
-                self.mount(Static(text, id="too-small"))
+                from .widgets.too_small import TooSmall
+
+                self.mount(TooSmall(text, id="too-small"))
         self.set_class(small, "-too-small")
 
     def watch_maximized(self) -> None:
