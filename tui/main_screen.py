@@ -55,7 +55,7 @@ from .places import nearest
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
 from .store_read import StoreRead, read_store
-from .textual_compat import crop_frames, first_resume_styled, repaint_now
+from .textual_compat import crop_frames, first_resume_styled, laid_out_at, repaint_now
 from .views import (
     DEFAULT_SORT,
     RIVER_PAGE,
@@ -274,7 +274,11 @@ class MainScreen(Screen[None]):
             self.app.log.warning(f"reader state not saved: {exc}")
         self.loader.close()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        # the first layout sends the screen a Resize of the size it was laid out at, and
+        # Textual's handler lays the whole screen out again and draws a frame, for nothing
+        if laid_out_at(self, event.size):
+            event.prevent_default()
         self.fit_topic_pane()
         width, height = self.size
         # a class set only when it changes, so a normal start restyles nothing
