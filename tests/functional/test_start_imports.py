@@ -30,6 +30,10 @@ DEFERRED_OWN = (
     "topiclens.store.feed_entries",
     "topiclens.store.jsonvalues",  # an export's checks (Entry.from_json)
     "topiclens.store.entry_json",
+    # the reader's parts a start without them does not show, and their styles
+    "topiclens.tui.progress",  # the progress of a first start or a refresh
+    "topiclens.tui.widgets.too_small",  # a terminal too small for the panes
+    "topiclens.tui.screens",  # the dialogs and the overview
 )
 ENTRY_POINTS = ("topiclens.cli", "topiclens.store", "topiclens.tui.app")
 
