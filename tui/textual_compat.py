@@ -199,32 +199,13 @@ def _cropped_renders(
         yield from type(compositor)._get_renders(compositor, crop)
         return
     changed = compositor._frame_regions or [crop]
-    drawn: list[Region] = []  # what the widgets in front cover, in the rows drawn
     for widget, (region, clip) in compositor.visible_widgets.items():
         for top, bottom in _row_spans(region.intersection(clip), changed):
             # whole rows: the chops are cut across each row, so the columns stay
             rows = clip.intersection(Region(clip.x, top, clip.width, bottom - top))
             shown = region.intersection(rows)
-            # the frame keeps each cell's first render, front to back: a widget hidden
-            # behind others (the screen behind the panes) would be drawn and thrown away
-            if _covered(shown, drawn):
-                continue
-            drawn.append(shown)
             lines = widget.render_lines(shown.translate((-region.x, -region.y)))
             yield region, rows, lines
-
-
-def _covered(area: Region, drawn: list[Region]) -> bool:
-    """Whether every cell of ``area`` is in one of ``drawn``."""
-    for y in area.line_range:
-        x = area.x
-        for left, right in sorted((r.x, r.right) for r in drawn if r.y <= y < r.bottom):
-            if left > x:
-                break
-            x = max(x, right)
-        if x < area.right:
-            return False
-    return True
 
 
 class StyleStamp:
