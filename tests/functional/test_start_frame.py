@@ -1,7 +1,7 @@
-"""What the reader's first frame does not do (docs/performance.md, start-up): draw the
-screen behind the panes, lay the screen out again for a Resize of the size it has, make
-the CSS variables of a theme it never shows; and the styles read only when first needed
-(the progress box's, the too-small message's) still style them."""
+"""What the reader's start does not do (docs/performance.md, start-up): lay the screen
+out again for a Resize of the size it has, make the CSS variables of a theme it never
+shows; and the styles read only when first needed (the progress box's, the too-small
+message's) still style them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from textual.design import ColorSystem
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.strip import Strip
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
@@ -33,34 +32,6 @@ def start_reader(reader_store: Path, app_class: type[TopicLensApp]) -> None:
                 await pilot.pause()
 
     asyncio.run(go())
-
-
-def test_the_first_frame_does_not_draw_the_screen_behind_the_panes(
-    reader_store: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # the panes and the footer cover the screen whole: its lines were drawn and thrown away
-    asked: list[Region] = []
-    render_lines = MainScreen.render_lines
-
-    def counted(self: MainScreen, crop: Region) -> list[Strip]:
-        asked.append(crop)
-        return render_lines(self, crop)
-
-    monkeypatch.setattr(MainScreen, "render_lines", counted)
-    seen: list[tuple[int, str]] = []
-
-    class Reader(TopicLensApp):
-        def on_ready(self) -> None:
-            text = "\n".join(
-                "".join(s.text for s in strip) for strip in self.screen._compositor.render_strips()
-            )
-            seen.append((len(asked), text))
-            super().on_ready()
-
-    start_reader(reader_store, Reader)
-    [(drawn, text)] = seen
-    assert drawn == 0
-    assert "Topics" in text and "Similar entries" in text  # the panes are drawn
 
 
 def test_the_start_draws_one_frame_and_lays_the_screen_out_once_before_ready(
