@@ -214,11 +214,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
         # screen's vertical layout (two fewer widgets to style, lay out and composite)
-        topics = TopicList(id="topics")
-        # the pane AUTO_FOCUS focuses once the panes are mounted: styled focused at its
-        # mount already, its focus restyles nothing (a second styling of the pane)
-        topics.set_reactive(Widget.has_focus, True)
-        yield topics
+        yield TopicList(id="topics")
         yield EntryList(id="entries")
         yield DetailPane(id="detail")
         yield SimilarList(id="similar")
