@@ -45,6 +45,7 @@ class TopicLensApp(App[None]):
         super().__init__()
         for t in THEMES.values():
             self.register_theme(t)
+        self._theme_chosen = True
         # the one asked for, else the one chosen last, else ours (an unknown name: ours)
         chosen = theme or store.get_meta(THEME_KEY) or DEFAULT
         set_first_theme(self, chosen if chosen in self.available_themes else DEFAULT)
@@ -56,6 +57,13 @@ class TopicLensApp(App[None]):
         # binding id -> keys, from the user's keymap file (the help screen shows them)
         self.keymap, self.keymap_problems = load_keymap(self.keymap_file)
         self.set_keymap(self.keymap)
+
+    # App.__init__ asks for the CSS variables of Textual's default theme, which the reader
+    # never shows: the first ones made are those of the theme set_first_theme gives it
+    _theme_chosen = False
+
+    def get_css_variables(self) -> dict[str, str]:
+        return super().get_css_variables() if self._theme_chosen else {}
 
     def get_default_screen(self) -> Screen[None]:
         screen = MainScreen(self.store, cluster=self.cluster, poll_interval=self.poll_interval)

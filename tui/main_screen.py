@@ -48,14 +48,11 @@ from topiclens.store import Store, StoreError, StoreReplaced, Topic
 from .commands import MAIN, bindings
 from .details import KeptDetails
 from .display import cut_line, literal, terminal_line
-from .first_start import prepare_store, start_resource_tracker
-from .links import find_browser, in_terminal, is_web_link, no_link, unsafe_link
 from .model import Detail, Row, Rows, View
-from .places import nearest
 from .row_loader import RowLoader
 from .state import STATE_KEY, ReaderState
 from .store_read import StoreRead, read_store
-from .textual_compat import crop_frames, first_resume_styled, repaint_now
+from .textual_compat import crop_frames, first_resume_styled, laid_out_at, repaint_now
 from .views import (
     DEFAULT_SORT,
     RIVER_PAGE,
@@ -274,7 +271,11 @@ class MainScreen(Screen[None]):
             self.app.log.warning(f"reader state not saved: {exc}")
         self.loader.close()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        # the first layout sends the screen a Resize of the size it was laid out at, and
+        # Textual's handler lays the whole screen out again and draws a frame, for nothing
+        if laid_out_at(self, event.size):
+            event.prevent_default()
         self.fit_topic_pane()
         width, height = self.size
         # a class set only when it changes, so a normal start restyles nothing
@@ -290,7 +291,9 @@ class MainScreen(Screen[None]):
             if found:
                 found.first(Static).update(text)
             else:
-                self.mount(Static(text, id="too-small"))
+                from .widgets.too_small import TooSmall
+
+                self.mount(TooSmall(text, id="too-small"))
         self.set_class(small, "-too-small")
 
     def watch_maximized(self) -> None:
@@ -881,6 +884,8 @@ class MainScreen(Screen[None]):
 
     def _link(self) -> str | None:
         """The current entry's link, or None after saying why there is none."""
+        from .links import no_link
+
         self._catch_up()
         if self.detail is None:
             self.notify("No entry selected.", severity="warning")
@@ -893,6 +898,8 @@ class MainScreen(Screen[None]):
         return url
 
     def action_open_link(self) -> None:
+        from .links import is_web_link, unsafe_link
+
         url = self._link()
         if url is None:
             return
@@ -917,6 +924,8 @@ class MainScreen(Screen[None]):
     # may wait until it exits; neither holds the keys up
     @work(thread=True, group=BROWSER, exit_on_error=False)
     def open_in_browser(self, url: str) -> None:
+        from .links import find_browser, in_terminal
+
         browser = find_browser()
         if browser is None:
             self.app.call_from_thread(self._browser_failed, "none found")
@@ -955,6 +964,8 @@ class MainScreen(Screen[None]):
         )
 
     def action_copy_link(self) -> None:
+        from .links import unsafe_link
+
         url = self._link()
         if url is None:
             return
@@ -1478,6 +1489,8 @@ class MainScreen(Screen[None]):
         topic is gone: the next topic in the list, or the one the change touched), the
         cursor on its entry or, when that left the list, the entry after it; the toast
         says where things went."""
+        from .places import nearest
+
         view = self.state.view
         entries = self.entry_list
         current = entries.current_id
@@ -1540,6 +1553,8 @@ class MainScreen(Screen[None]):
         """Refresh every feed (those of ``feed_ids``; ``scheduled``: the due ones) in a
         thread worker, its end in :meth:`refreshed`. False when another fetch or the first
         grouping is running (said in a toast, unless the schedule asked)."""
+        from .first_start import start_resource_tracker
+
         if self.fetching_feeds or self.preparing:
             if not scheduled:
                 busy = "A feed is being fetched" if self.fetching_feeds else "Topics are grouped"
@@ -1593,6 +1608,8 @@ class MainScreen(Screen[None]):
     def subscribe_feed(self, url: str) -> bool:
         """Subscribe to ``url`` and fetch it (in the feeds' worker: never beside a refresh);
         False when another fetch is running."""
+        from .first_start import start_resource_tracker
+
         if self.fetching_feeds or self.preparing:
             self.notify("A feed is being fetched: add it once that ends.", severity="warning")
             return False
@@ -1732,12 +1749,16 @@ class MainScreen(Screen[None]):
     def start_preparing(self) -> None:
         """Group the entries in a thread worker (the import of the bundled corpus first,
         when the store is empty)."""
+        from .first_start import start_resource_tracker
+
         self.preparing = True
         start_resource_tracker()
         self.prepare()
 
     @work(thread=True, exclusive=True, group=PREPARE, exit_on_error=False)
     def prepare(self) -> None:
+        from .first_start import prepare_store
+
         worker = get_current_worker()
 
         def progress(stage: str, fraction: float) -> None:

@@ -26,6 +26,27 @@ STAGES: dict[str, str] = {
 class ProgressBox(Vertical):
     """A stage label over a bar; a stage that has not measured its progress pulses."""
 
+    # parsed when the box is first mounted, not with the reader's first frame
+    DEFAULT_CSS = """
+    ProgressBox {
+        dock: top;
+        height: auto;
+        padding: 0 1;
+        background: $boost;
+        /* one line whatever the stage says, so a new stage repaints the line, never the
+           screen */
+        #progress-stage {
+            color: $text-muted;
+            width: 1fr;
+            height: 1;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+        #progress-bar { width: 1fr; }
+        Bar { width: 1fr; }
+    }
+    """
+
     def __init__(self, **kwargs: object) -> None:
         self.stage = Label(id="progress-stage")
         self.bar = ProgressBar(total=100, show_eta=False, id="progress-bar")
@@ -35,7 +56,7 @@ class ProgressBox(Vertical):
         """Show ``stage`` (a stage name or a sentence) at ``fraction``; returns the
         sentence shown."""
         text = STAGES.get(stage, stage)
-        # the stage's line has a fixed size (reader.tcss): a new text needs no layout of
+        # the stage's line has a fixed size (DEFAULT_CSS): a new text needs no layout of
         # the screen, which costs the event loop ten times the repaint of one line
         self.stage.update(literal(text), layout=False)
         self.display = True

@@ -128,6 +128,19 @@ def scrollbars_before_layout(screen: Screen[Any]) -> None:
             view.set_reactive(Widget.show_vertical_scrollbar, True)
 
 
+def laid_out_at(screen: Screen[Any], size: Size) -> bool:
+    """Whether ``screen`` is laid out at ``size`` already: Textual's handler of a Resize
+    to that size would lay the whole screen out again and draw a frame. What a widget
+    asked for since (a layout, a repaint) is done by the screen's next update, as
+    without a Resize. Private: the screen's compositor, its size and its map."""
+    compositor = screen._compositor
+    return (
+        compositor.size == size
+        and bool(compositor._full_map)
+        and not compositor._full_map_invalidated
+    )
+
+
 def crop_frames(screen: Screen[Any]) -> None:
     """Let ``screen``'s frames draw a partial update from the widgets it touches only.
 

@@ -30,6 +30,13 @@ DEFERRED_OWN = (
     "topiclens.store.feed_entries",
     "topiclens.store.jsonvalues",  # an export's checks (Entry.from_json)
     "topiclens.store.entry_json",
+    # the reader's parts a start without them does not show, and their styles
+    "topiclens.tui.progress",  # the progress of a first start or a refresh
+    "topiclens.tui.widgets.too_small",  # a terminal too small for the panes
+    "topiclens.tui.screens",  # the dialogs and the overview
+    "topiclens.tui.links",  # opening and copying an entry's link
+    "topiclens.tui.places",  # where the view goes after a topic correction
+    "topiclens.tui.first_start",  # the first start's import and grouping
 )
 ENTRY_POINTS = ("topiclens.cli", "topiclens.store", "topiclens.tui.app")
 
