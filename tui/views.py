@@ -1,8 +1,6 @@
 """The entry list's views (a topic, the bookmarks, a search): their rows from the store,
 their titles, and the rows of visited topics kept in memory."""
 
-from __future__ import annotations
-
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
