@@ -6,8 +6,6 @@ outside a topic), so an export files it where the reader found it. "Mark everyth
 is logged (``read_marks``: the entries it changed and the time it gave them), so
 :func:`undo_mark_all_read` takes the last one back, across restarts."""
 
-from __future__ import annotations
-
 import sqlite3
 import time
 from collections.abc import Iterable

@@ -1,7 +1,5 @@
 """Plain data objects passed between the store, the clustering and the views."""
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple, Self
 
 import orjson
@@ -184,7 +182,7 @@ class Entry(Record):
         }
 
     @classmethod
-    def from_json(cls, obj: Any) -> Entry:
+    def from_json(cls, obj: Any) -> "Entry":
         """The entry :meth:`to_json` wrote, every field checked (type, range, id shape);
         :class:`jsonvalues.Invalid` naming the first field that is wrong."""
         # the checks of input files and exports, which the reader's start never reads
@@ -219,7 +217,7 @@ class Entry(Record):
         )
 
     @classmethod
-    def from_row(cls, row: Any) -> Entry:
+    def from_row(cls, row: Any) -> "Entry":
         """The entry of a row of :data:`ENTRY_COLUMNS`."""
         (eid, title, title_given, summary, comment, source, category, date, url, lang, fmt,
          origin_file, origin_line, extra, feed_id, feed_key, author, published,
@@ -316,7 +314,7 @@ class ImportReport(Record):
         self.new_ids: list[str] = [] if new_ids is None else new_ids
         self.notes: list[Problem] = [] if notes is None else notes
 
-    def add(self, other: ImportReport) -> None:
+    def add(self, other: "ImportReport") -> None:
         self.new += other.new
         self.known += other.known
         self.rejected += other.rejected

@@ -11,8 +11,6 @@ only while such a rule does (made with the first, dropped with the last:
 Feed rules are matched when read: a lookup of the entry's feed among the muted ones.
 """
 
-from __future__ import annotations
-
 import time
 from typing import NamedTuple
 

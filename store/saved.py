@@ -3,8 +3,6 @@ count. Its entries are those the reader's own search (``/``, :mod:`topiclens.clu
 .search`) finds now, best first, less the entries a mute rule hides: a saved search
 follows the store as entries arrive."""
 
-from __future__ import annotations
-
 import time
 from typing import NamedTuple
 

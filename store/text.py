@@ -11,20 +11,20 @@ import unicodedata
 
 from topiclens.text import HAN, cell_width, fit_cells
 
-_WS = re.compile(r"\s+")
 # The patterns only an import uses are strings, compiled on first use by re's own cache:
 # compiled here they would cost every start of the reader ~3 ms (the Chinese ranges most).
 _CJK_RUN = f"[{HAN}]+"
 _LATIN_WORD = r"[A-Za-z][A-Za-z0-9\-_.+]*"
+_WS = r"\s+"
 
 
-_DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$")
-_SURROGATE = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
+_DATE = r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})$"
+_SURROGATE = "[\udc80-\udcff]"  # bytes that were not UTF-8 (surrogateescape)
 
 
 def parse_date(text: str) -> str | None:
     """``YYYY/MM/DD`` or ``YYYY-MM-DD`` as ISO ``YYYY-MM-DD``; None if not a real date."""
-    match = _DATE.match(text.strip())
+    match = re.match(_DATE, text.strip())
     if not match:
         return None
     try:
@@ -35,13 +35,13 @@ def parse_date(text: str) -> str | None:
 
 def has_surrogates(text: str) -> bool:
     """Whether ``text`` holds bytes that were not UTF-8 (read with surrogateescape)."""
-    return _SURROGATE.search(text) is not None
+    return re.search(_SURROGATE, text) is not None
 
 
 def preview(text: str, width: int = 40) -> str:
     """The start of ``text`` for a message, at most ``width`` cells."""
     # a huge line is not measured whole; bytes that were not UTF-8 show as U+FFFD
-    return fit_cells(_SURROGATE.sub("\ufffd", text.strip()[: 4 * width]), width)
+    return fit_cells(re.sub(_SURROGATE, "\ufffd", text.strip()[: 4 * width]), width)
 
 
 def normalise(text: str) -> str:
@@ -152,7 +152,7 @@ def derive_title(summary: str, limit: int = TITLE_MAX_CHARS) -> str:
     Drops lead-ins such as "文章介绍了" or "本文", skips a preamble clause such as
     "本文由 NVIDIA 工程师撰写" and keeps the first real clause whole, up to ``limit``
     characters (cut with "…" beyond); where it is drawn, it is cut to the room there is."""
-    text = re.sub(_LABEL, "", _WS.sub(" ", summary).strip())
+    text = re.sub(_LABEL, "", re.sub(_WS, " ", summary).strip())
     clauses = [c.strip() for c in re.split(_CLAUSE, text) if c.strip()]
     if not clauses:
         return _bounded(text, limit) if text else "(untitled)"

@@ -5,8 +5,6 @@ come the key binding (with its id, so a user keymap can remap it), the footer la
 on the help screen and the entry in the command palette.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from textual.binding import Binding

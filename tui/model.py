@@ -1,7 +1,5 @@
 """What the panes show: plain values the main screen builds from the store."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 

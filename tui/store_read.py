@@ -5,8 +5,6 @@ read state and the rows shown takes the event loop 60 to 300 ms: long enough to 
 keys. :func:`read_store` does those reads in a thread worker (on the workers' own
 connection), and the screen applies the result on the loop in one cheap step."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from topiclens.store import Store, Topic

@@ -1,8 +1,6 @@
 """The entry list's views (a topic, the bookmarks, a search): their rows from the store,
 their titles, and the rows of visited topics kept in memory."""
 
-from __future__ import annotations
-
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -186,7 +184,8 @@ SORTS: dict[str, str] = {
     "title": "Title, A to Z",
 }
 DEFAULT_SORT = "date"
-DATE_FORMAT = re.compile(r"\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?")
+# compiled by re (and kept in its cache) when a date filter is first typed, not at start
+DATE_FORMAT = r"\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?"
 
 
 class RowFilter(NamedTuple):
@@ -231,7 +230,7 @@ class RowFilter(NamedTuple):
 
 def date_problem(text: str) -> str | None:
     """Why ``text`` is not a date the filter takes (None: it is, or it is empty)."""
-    if not text or DATE_FORMAT.fullmatch(text):
+    if not text or re.fullmatch(DATE_FORMAT, text):
         return None
     return f"“{text}” is not a date: write YYYY-MM or YYYY-MM-DD"
 

@@ -101,6 +101,24 @@ def test_reader_entry_points_make_no_dataclass():
     assert done.stdout.strip() == "[]"
 
 
+def test_reader_entry_points_make_no_named_tuple_of_annotation_strings():
+    # typing compiles each field's annotation string into a ForwardRef (a module with
+    # `from __future__ import annotations`): the start's records have runtime types
+    code = (
+        "import sys, typing\n"
+        "import topiclens.store, topiclens.tui.app\n"
+        "print(sorted(f'{name}.{key}' for name, module in list(sys.modules.items())\n"
+        "    if name.startswith('topiclens') for key, value in vars(module).items()\n"
+        "    if isinstance(value, type) and value.__module__ == name\n"
+        "    and (hasattr(value, '_fields') or typing.is_typeddict(value))\n"
+        "    and any(isinstance(kind, (str, typing.ForwardRef))\n"
+        "        for kind in value.__dict__.get('__annotations__', {}).values())))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+
+
 def test_first_frame_imports_nothing_deferred_and_reads_nothing_ahead(reader_store: Path):
     # Ready is Textual's "the first frame is on the terminal"; the app's own handler runs
     # what waits for it, so the checks run just before it

@@ -2,8 +2,6 @@
 the coherent ones, in muted letters), and the Bookmarks and Search pseudo-topics when
 they apply."""
 
-from __future__ import annotations
-
 from collections.abc import Hashable, Sequence
 from typing import ClassVar, NamedTuple
 
