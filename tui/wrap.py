@@ -21,18 +21,57 @@ def tokens(para: str) -> list[str]:
             continue
         if i % 2 or chunk.isascii():  # odd chunks are the white space split on
             out.append(chunk)
-            continue
-        run = ""
-        for ch in chunk:
-            if char_cells(ch) == 2:
-                if run:
-                    out.append(run)
-                    run = ""
-                out.append(ch)
-            else:
-                run += ch
-        if run:
-            out.append(run)
+        else:
+            out += _split_wide(chunk)
+    return out
+
+
+# the cells of each character wrapped so far: a look-up here costs a tenth of asking rich
+# again; bounded, as hostile text may hold every code point there is
+_CELLS: dict[str, int] = {}
+_CELLS_KEPT = 65_536
+
+
+def _split_wide(chunk: str) -> list[str]:
+    """``chunk`` (no white space) as single wide characters and runs of anything else."""
+    out: list[str] = []
+    cells = _CELLS
+    start = 0
+    for n, ch in enumerate(chunk):
+        w = cells.get(ch)
+        if w is None:
+            w = char_cells(ch)
+            if len(cells) < _CELLS_KEPT:
+                cells[ch] = w
+        if w == 2:
+            if n > start:
+                out.append(chunk[start:n])
+            out.append(ch)
+            start = n + 1
+    if start < len(chunk):
+        out.append(chunk[start:])
+    return out
+
+
+def _words(para: str) -> list[str | None]:
+    """The paragraph's pieces a line may not break inside (a run of other characters, a
+    wide character, with the punctuation glued to it that may not start or end a line),
+    None where white space was."""
+    out: list[str | None] = []
+    for i, chunk in enumerate(_SPACE.split(para)):
+        if i % 2:  # odd chunks are the white space split on
+            out.append(None)
+        elif chunk.isascii():
+            if chunk:
+                out.append(chunk)
+        else:
+            glue = False  # only within a chunk: white space ends the one before
+            for tok in _split_wide(chunk):
+                if glue and (tok[0] in NO_LINE_START or out[-1][-1] in NO_LINE_END):  # type: ignore[index]
+                    out[-1] += tok  # type: ignore[operator]
+                else:
+                    out.append(tok)
+                glue = True
     return out
 
 
@@ -59,21 +98,24 @@ def wrap_cells(text: str, width: int) -> list[str]:
     width = max(4, width)
     lines: list[str] = []
     for para in text.split("\n"):
-        glued: list[str] = []
-        for tok in tokens(para):
-            glue = glued and not tok.isspace() and not glued[-1].isspace()
-            if glue and (tok[0] in NO_LINE_START or glued[-1][-1] in NO_LINE_END):
-                glued[-1] += tok
-                continue
-            glued.append(tok)
+        if len(para) * 2 <= width or (len(para) <= width and para.isascii()):
+            # fits, at two cells a character at most (one in ASCII): its white space runs
+            # become single spaces, and none at either end
+            lines.append(" ".join(para.split()))
+            continue
         line, used = "", 0
-        for tok in glued:
-            if tok.isspace():
+        for tok in _words(para):
+            if tok is None:
                 if line:
                     line, used = line + " ", used + 1
                 continue
-            w = cell_width(tok)
-            if used + w > width and line.strip():
+            if tok.isascii() and tok.isprintable():
+                w = len(tok)
+            elif len(tok) == 1:
+                w = _CELLS.get(tok) or char_cells(tok)
+            else:
+                w = cell_width(tok)
+            if used + w > width and line:
                 lines.append(line.rstrip())
                 line, used = "", 0
             if w > width:  # a word longer than the line: cut it, once along it
