@@ -16,6 +16,7 @@ from . import queries as _queries
 from . import saved as _saved
 from . import topics as _topics
 from .connection import Database
+from .detail_reads import EntryMarks, entry_marks
 from .models import Topic
 from .mute import MuteRule
 from .queries import EntryRow
@@ -31,6 +32,11 @@ class DailyFacade(Database):
     def bookmark_from_topics(self) -> dict[str, int]:
         """Bookmarked entry id -> the topic it was bookmarked from, where one was recorded."""
         return _bookmarks.bookmark_topics(self)
+
+    def entry_marks(self, entry_id: str) -> EntryMarks:
+        """:meth:`assignment`, :meth:`similar`, :meth:`bookmark` and :meth:`note` of one
+        entry in one query (what the reader's detail pane shows beside the entry)."""
+        return entry_marks(self, entry_id)
 
     def bookmark_filed_topics(self) -> dict[str, int]:
         """Bookmarked entry id -> the topic an export files it under: the topic it was

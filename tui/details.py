@@ -16,12 +16,12 @@ def load_detail(
     entry = store.entry(entry_id)
     if entry is None:
         return None
+    marks = store.entry_marks(entry_id)
     topic, score, terms = None, 0.0, []
-    assignment = store.assignment(entry_id)
-    if assignment is not None:
-        topic_id, score, terms = assignment
+    if marks.assignment is not None:
+        topic_id, score, terms = marks.assignment
         topic = next((t for t in topics if t.id == topic_id), None)
-    similar = store.similar(entry_id)
+    similar = marks.similar
     muted = store.muted_among([s for s, _ in similar])  # hidden everywhere but a search
     similar = [(s, score) for s, score in similar if s not in muted]
     rows = {r[0]: r for r in store.entry_rows([s for s, _ in similar])}
@@ -38,16 +38,16 @@ def load_detail(
         terms=list(terms),
         also=store.also_topics(entry_id),
         similar=[(rows[s], score) for s, score in similar if s in rows],
-        bookmark=store.bookmark(entry_id),
+        bookmark=marks.bookmark,
         read=entry_id in read,
-        note=store.note(entry_id),
+        note=marks.note,
         content=content,
         feed=feed_name,
     )
 
 
 # entries shown in full kept in memory until the store changes: going back to a topic or
-# an entry reads none of its ten queries again
+# an entry reads none of its queries again
 KEPT_DETAILS = 256
 
 

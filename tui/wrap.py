@@ -4,6 +4,7 @@ and the help screen use it)."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from topiclens.text import cell_width, char_cells
 
@@ -21,18 +22,99 @@ def tokens(para: str) -> list[str]:
             continue
         if i % 2 or chunk.isascii():  # odd chunks are the white space split on
             out.append(chunk)
-            continue
-        run = ""
-        for ch in chunk:
-            if char_cells(ch) == 2:
-                if run:
-                    out.append(run)
-                    run = ""
-                out.append(ch)
-            else:
-                run += ch
-        if run:
-            out.append(run)
+        else:
+            out += _split_wide(chunk)
+    return out
+
+
+# the cells of each character wrapped so far: a look-up here costs a tenth of asking rich
+# again; bounded, as hostile text may hold every code point there is
+_CELLS: dict[str, int] = {}
+_CELLS_KEPT = 65_536
+
+
+def _split_wide(chunk: str) -> list[str]:
+    """``chunk`` (no white space) as single wide characters and runs of anything else."""
+    out: list[str] = []
+    cells = _CELLS
+    start = 0
+    for n, ch in enumerate(chunk):
+        w = cells.get(ch)
+        if w is None:
+            w = char_cells(ch)
+            if len(cells) < _CELLS_KEPT:
+                cells[ch] = w
+        if w == 2:
+            if n > start:
+                out.append(chunk[start:n])
+            out.append(ch)
+            start = n + 1
+    if start < len(chunk):
+        out.append(chunk[start:])
+    return out
+
+
+# Spans of code points whose every character is wide (a test checks each against
+# char_cells): CJK punctuation, kana, ideographs, Hangul syllables, full-width forms
+WIDE_SPANS = (
+    (0x3001, 0x3029),
+    (0x3041, 0x3096),
+    (0x309B, 0x30FF),
+    (0x3250, 0xA48C),
+    (0xAC00, 0xD7A3),
+    (0xF900, 0xFAFF),
+    (0xFF01, 0xFF60),
+)
+
+
+@cache  # compiled on first use (about 1.7 ms: re maps each code point of the spans)
+def plain_wide_runs() -> re.Pattern[str]:
+    """Runs of two or more characters of ``WIDE_SPANS`` that glue to nothing (none may
+    start or end a line): a line takes them as many at a time as fit."""
+    cuts = sorted(ord(ch) for ch in NO_LINE_START | NO_LINE_END)
+    parts: list[str] = []
+    for lo, hi in WIDE_SPANS:
+        for cut in [c for c in cuts if lo <= c <= hi] + [hi + 1]:
+            if cut > lo:
+                parts.append(f"{chr(lo)}-{chr(cut - 1)}")
+            lo = cut + 1
+    return re.compile(f"([{''.join(parts)}]{{2,}})")
+
+
+class _Run(str):
+    """Wide characters a line may break between anywhere, two cells each."""
+
+
+def _words(para: str) -> list[str | None]:
+    """The paragraph's pieces a line may not break inside (a run of other characters, a
+    wide character, with the punctuation glued to it that may not start or end a line),
+    None where white space was."""
+    out: list[str | None] = []
+    for i, chunk in enumerate(_SPACE.split(para)):
+        if i % 2:  # odd chunks are the white space split on
+            out.append(None)
+        elif chunk.isascii():
+            if chunk:
+                out.append(chunk)
+        else:
+            glue = False  # only within a chunk: white space ends the one before
+            for j, part in enumerate(plain_wide_runs().split(chunk)):
+                if j % 2:  # a run: its first character may glue to what is before it,
+                    # its last keeps apart for what may glue to it
+                    if glue and out[-1][-1] in NO_LINE_END:  # type: ignore[index]
+                        out[-1] += part[0]  # type: ignore[operator]
+                        part = part[1:]
+                    if len(part) > 1:
+                        out.append(_Run(part[:-1]))
+                    out.append(part[-1])
+                    glue = True
+                    continue
+                for tok in _split_wide(part) if part else ():
+                    if glue and (tok[0] in NO_LINE_START or out[-1][-1] in NO_LINE_END):  # type: ignore[index]
+                        out[-1] += tok  # type: ignore[operator]
+                    else:
+                        out.append(tok)
+                    glue = True
     return out
 
 
@@ -59,21 +141,34 @@ def wrap_cells(text: str, width: int) -> list[str]:
     width = max(4, width)
     lines: list[str] = []
     for para in text.split("\n"):
-        glued: list[str] = []
-        for tok in tokens(para):
-            glue = glued and not tok.isspace() and not glued[-1].isspace()
-            if glue and (tok[0] in NO_LINE_START or glued[-1][-1] in NO_LINE_END):
-                glued[-1] += tok
-                continue
-            glued.append(tok)
+        if len(para) * 2 <= width or (len(para) <= width and para.isascii()):
+            # fits, at two cells a character at most (one in ASCII): its white space runs
+            # become single spaces, and none at either end
+            lines.append(" ".join(para.split()))
+            continue
         line, used = "", 0
-        for tok in glued:
-            if tok.isspace():
+        for tok in _words(para):
+            if tok is None:
                 if line:
                     line, used = line + " ", used + 1
                 continue
-            w = cell_width(tok)
-            if used + w > width and line.strip():
+            if type(tok) is _Run:  # as many characters at a time as the line takes
+                start = 0
+                while start < len(tok):
+                    if used + 2 > width and line:
+                        lines.append(line.rstrip())
+                        line, used = "", 0
+                    take = min(len(tok) - start, (width - used) // 2)
+                    line, used = line + tok[start : start + take], used + 2 * take
+                    start += take
+                continue
+            if tok.isascii() and tok.isprintable():
+                w = len(tok)
+            elif len(tok) == 1:
+                w = _CELLS.get(tok) or char_cells(tok)
+            else:
+                w = cell_width(tok)
+            if used + w > width and line:
                 lines.append(line.rstrip())
                 line, used = "", 0
             if w > width:  # a word longer than the line: cut it, once along it
