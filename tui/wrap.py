@@ -4,7 +4,6 @@ and the help screen use it)."""
 from __future__ import annotations
 
 import re
-from functools import cache
 
 from topiclens.text import cell_width, char_cells
 
@@ -67,8 +66,7 @@ WIDE_SPANS = (
 )
 
 
-@cache  # compiled on first use (about 1.7 ms: re maps each code point of the spans)
-def plain_wide_runs() -> re.Pattern[str]:
+def _plain_wide_runs() -> re.Pattern[str]:
     """Runs of two or more characters of ``WIDE_SPANS`` that glue to nothing (none may
     start or end a line): a line takes them as many at a time as fit."""
     cuts = sorted(ord(ch) for ch in NO_LINE_START | NO_LINE_END)
@@ -79,6 +77,9 @@ def plain_wide_runs() -> re.Pattern[str]:
                 parts.append(f"{chr(lo)}-{chr(cut - 1)}")
             lo = cut + 1
     return re.compile(f"([{''.join(parts)}]{{2,}})")
+
+
+PLAIN_WIDE_RUNS = _plain_wide_runs()
 
 
 class _Run(str):
@@ -98,7 +99,7 @@ def _words(para: str) -> list[str | None]:
                 out.append(chunk)
         else:
             glue = False  # only within a chunk: white space ends the one before
-            for j, part in enumerate(plain_wide_runs().split(chunk)):
+            for j, part in enumerate(PLAIN_WIDE_RUNS.split(chunk)):
                 if j % 2:  # a run: its first character may glue to what is before it,
                     # its last keeps apart for what may glue to it
                     if glue and out[-1][-1] in NO_LINE_END:  # type: ignore[index]
