@@ -53,39 +53,6 @@ def _split_wide(chunk: str) -> list[str]:
     return out
 
 
-# Spans of code points whose every character is wide (a test checks each against
-# char_cells): CJK punctuation, kana, ideographs, Hangul syllables, full-width forms
-WIDE_SPANS = (
-    (0x3001, 0x3029),
-    (0x3041, 0x3096),
-    (0x309B, 0x30FF),
-    (0x3250, 0xA48C),
-    (0xAC00, 0xD7A3),
-    (0xF900, 0xFAFF),
-    (0xFF01, 0xFF60),
-)
-
-
-def _plain_wide_runs() -> re.Pattern[str]:
-    """Runs of two or more characters of ``WIDE_SPANS`` that glue to nothing (none may
-    start or end a line): a line takes them as many at a time as fit."""
-    cuts = sorted(ord(ch) for ch in NO_LINE_START | NO_LINE_END)
-    parts: list[str] = []
-    for lo, hi in WIDE_SPANS:
-        for cut in [c for c in cuts if lo <= c <= hi] + [hi + 1]:
-            if cut > lo:
-                parts.append(f"{chr(lo)}-{chr(cut - 1)}")
-            lo = cut + 1
-    return re.compile(f"([{''.join(parts)}]{{2,}})")
-
-
-PLAIN_WIDE_RUNS = _plain_wide_runs()
-
-
-class _Run(str):
-    """Wide characters a line may break between anywhere, two cells each."""
-
-
 def _words(para: str) -> list[str | None]:
     """The paragraph's pieces a line may not break inside (a run of other characters, a
     wide character, with the punctuation glued to it that may not start or end a line),
@@ -99,23 +66,12 @@ def _words(para: str) -> list[str | None]:
                 out.append(chunk)
         else:
             glue = False  # only within a chunk: white space ends the one before
-            for j, part in enumerate(PLAIN_WIDE_RUNS.split(chunk)):
-                if j % 2:  # a run: its first character may glue to what is before it,
-                    # its last keeps apart for what may glue to it
-                    if glue and out[-1][-1] in NO_LINE_END:  # type: ignore[index]
-                        out[-1] += part[0]  # type: ignore[operator]
-                        part = part[1:]
-                    if len(part) > 1:
-                        out.append(_Run(part[:-1]))
-                    out.append(part[-1])
-                    glue = True
-                    continue
-                for tok in _split_wide(part) if part else ():
-                    if glue and (tok[0] in NO_LINE_START or out[-1][-1] in NO_LINE_END):  # type: ignore[index]
-                        out[-1] += tok  # type: ignore[operator]
-                    else:
-                        out.append(tok)
-                    glue = True
+            for tok in _split_wide(chunk):
+                if glue and (tok[0] in NO_LINE_START or out[-1][-1] in NO_LINE_END):  # type: ignore[index]
+                    out[-1] += tok  # type: ignore[operator]
+                else:
+                    out.append(tok)
+                glue = True
     return out
 
 
@@ -152,16 +108,6 @@ def wrap_cells(text: str, width: int) -> list[str]:
             if tok is None:
                 if line:
                     line, used = line + " ", used + 1
-                continue
-            if type(tok) is _Run:  # as many characters at a time as the line takes
-                start = 0
-                while start < len(tok):
-                    if used + 2 > width and line:
-                        lines.append(line.rstrip())
-                        line, used = "", 0
-                    take = min(len(tok) - start, (width - used) // 2)
-                    line, used = line + tok[start : start + take], used + 2 * take
-                    start += take
                 continue
             if tok.isascii() and tok.isprintable():
                 w = len(tok)

@@ -153,14 +153,3 @@ def test_one_character_measures_as_its_cells() -> None:
             continue
         ch = chr(code)
         assert cell_width(ch) == char_cells(ch), hex(code)
-
-
-def test_the_runs_taken_at_once_hold_only_wide_characters_that_glue_to_nothing() -> None:
-    from topiclens.tui.wrap import PLAIN_WIDE_RUNS, WIDE_SPANS
-
-    spans = [chr(c) for lo, hi in WIDE_SPANS for c in range(lo, hi + 1)]
-    assert len(spans) > 40_000  # the ideographs are in
-    assert all(char_cells(ch) == 2 and not ch.isspace() for ch in spans)
-    in_runs = [ch for ch in spans if PLAIN_WIDE_RUNS.fullmatch(ch * 2)]
-    assert set(spans) - set(in_runs) == (NO_LINE_START | NO_LINE_END) & set(spans)
-    assert "中" in in_runs and "，" not in in_runs and "（" not in in_runs
