@@ -2,8 +2,6 @@
 query: its place in its topic, its similar entries, its bookmark and its note (four
 queries on their own, each a round trip through the connection's lock and retry)."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import orjson
