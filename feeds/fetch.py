@@ -120,10 +120,35 @@ def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     return httpx.create_ssl_context()  # (it reads the two variables itself)
 
 
+POOL = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+
+
+class _Transports(httpx.AsyncBaseTransport):
+    """A client's connections: ``https`` ones through :func:`tls_context`, made on the
+    first ``https`` request, so a refresh of ``http`` feeds alone (a self-hosted RSSHub, a
+    local mirror) never loads the trusted certificates; ``http`` ones through a context
+    that trusts nothing, which no ``http`` request uses (any handshake through it fails)."""
+
+    def __init__(self) -> None:
+        self._made: dict[bool, httpx.AsyncHTTPTransport] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        tls = request.url.scheme == "https"
+        if tls not in self._made:
+            verify = tls_context() if tls else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            self._made[tls] = httpx.AsyncHTTPTransport(verify=verify, limits=POOL)
+        return await self._made[tls].handle_async_request(request)
+
+    async def aclose(self) -> None:
+        for transport in self._made.values():
+            await transport.aclose()
+
+
 def client(limits: Limits = Limits()) -> httpx.AsyncClient:
     """An HTTP client for :func:`fetch`: one per refresh, so connections are pooled and kept
     alive. It follows no redirect (:func:`fetch` does, to count them, spot loops and tell
-    permanent moves) and asks only for codings :func:`fetch` inflates with a bound."""
+    permanent moves) and asks only for codings :func:`fetch` inflates with a bound. A proxy
+    named in the environment is used as httpx uses it, verifying as httpx does."""
     return httpx.AsyncClient(
         headers={
             "User-Agent": user_agent(),
@@ -131,11 +156,11 @@ def client(limits: Limits = Limits()) -> httpx.AsyncClient:
             "Accept-Encoding": ACCEPT_ENCODING,
         },
         follow_redirects=False,
-        verify=tls_context(),
+        transport=_Transports(),
         # httpx's read timeout is per read, so a trickling server would never meet it: the
         # whole-fetch deadline in fetch() bounds reads instead.
         timeout=httpx.Timeout(None, connect=limits.connect_timeout),
-        limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
+        limits=POOL,
     )
 
 

@@ -28,6 +28,7 @@ from topiclens.feeds.fetch import (
     Fetched,
     Limits,
     Validators,
+    _tls_context,
     client,
     fetch,
     fetch_all,
@@ -602,6 +603,22 @@ def test_https_works_with_a_trusted_certificate(
     monkeypatch.setenv("SSL_CERT_FILE", str(self_signed[0]))
     result = fetch_sync(tls_server.url("/f"))
     assert result.ok and result.body == b"<rss/>"
+
+
+def test_a_redirect_from_http_to_https_verifies_the_certificate(
+    server: FeedServer, tls_server: FeedServer
+):
+    server.route("/f", Reply(301, headers=[("Location", tls_server.url("/f"))]))
+    failed(fetch_sync(server.url("/f")), "TLS certificate of 127.0.0.1 rejected")
+
+
+def test_http_feeds_alone_load_no_certificates(server: FeedServer):
+    server.route("/f", Reply(body=b"<rss/>"))
+    _tls_context.cache_clear()
+    assert fetch_sync(server.url("/f")).ok
+    assert _tls_context.cache_info().currsize == 0
+    fetch_sync(server.url("/f").replace("http://", "https://"))  # (not TLS: it fails)
+    assert _tls_context.cache_info().currsize == 1
 
 
 def test_a_malformed_response(server: FeedServer):
