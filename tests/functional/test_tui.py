@@ -172,6 +172,33 @@ def test_footer_shows_the_keys_and_a_click_presses_one(reader_store: Path):
     run(reader_store, scenario)
 
 
+def test_footer_line_is_drawn_again_when_its_keys_or_colours_change(reader_store: Path):
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        from topiclens.tui.theme import LIGHT
+        from topiclens.tui.widgets import KeyFooter
+
+        footer = s.query_one(KeyFooter)
+        first = footer.render_line(0)
+        assert footer.render_line(0) is first  # nothing changed: the line drawn last
+
+        def text() -> str:
+            return "".join(seg.text for seg in footer.render_line(0))
+
+        app.bind("f9", "app.bell", description="Zap")  # a key more: the footer shows it
+        app.refresh_bindings()
+        await pilot.pause()
+        assert "Zap" in text() and "Zap" not in "".join(seg.text for seg in first)
+
+        before = footer.render_line(0)
+        app.theme = LIGHT
+        await pilot.pause()
+        after = footer.render_line(0)
+        assert [seg.text for seg in after] == [seg.text for seg in before]
+        assert [seg.style for seg in after] != [seg.style for seg in before]
+
+    run(reader_store, scenario)
+
+
 def test_similar_entry_is_selectable(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         await pilot.press("l", "j", "j")

@@ -12,9 +12,13 @@ from textual.widget import Widget
 from topiclens.text import cell_width
 
 from ..display import terminal_line
+from ..textual_compat import StyleStamp
 
 # narrower than this, the command palette's key is left out so that every key fits
 PALETTE_MIN_WIDTH = 100
+
+# (key, key as shown, description, enabled) per action, and the command palette's key
+Keys = tuple[list[tuple[str, str, str, bool]], tuple[str, str, str] | None]
 
 
 class KeyFooter(Widget):
@@ -33,6 +37,11 @@ class KeyFooter(Widget):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._spans: list[tuple[int, int, str]] = []  # (first cell, end cell, key)
+        # the keys and line drawn last, with the width they were worked out for: most keys
+        # change neither, and working them out took a millisecond of every frame
+        self._keys_at: tuple[int, Keys] | None = None
+        self._line: Strip | None = None
+        self._stamp = StyleStamp()  # the line is kept until the styles are applied anew
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -41,9 +50,17 @@ class KeyFooter(Widget):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, _screen: object) -> None:
-        self.refresh()
+        width = self.size.width
+        keys = self._keys()
+        if self._keys_at != (width, keys):
+            self._keys_at, self._line = (width, keys), None
+            self.refresh()
 
-    def _keys(self) -> tuple[list[tuple[str, str, str, bool]], tuple[str, str, str] | None]:
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._stamp.forget()
+
+    def _keys(self) -> Keys:
         """(key, key as shown, description, enabled) per action shown in the footer, in
         binding order, and the command palette's key when it is shown."""
         app = self.app
@@ -66,11 +83,20 @@ class KeyFooter(Widget):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        if self._keys_at is None or self._keys_at[0] != width:
+            self._keys_at, self._line = (width, self._keys()), None
+        if self._stamp.changed(self):
+            self._line = None
+        if self._line is None:
+            self._line = self._draw(width, self._keys_at[1])
+        return self._line
+
+    def _draw(self, width: int, shown: Keys) -> Strip:
         base = Style(bgcolor=self.rich_style.bgcolor)  # between the keys: background only
         get = self.get_component_rich_style
         key_style, text_style = get("key-footer--key"), get("key-footer--description")
         dim = Style(dim=True)
-        keys, palette = self._keys()
+        keys, palette = shown
         segments: list[Segment] = []
         spans: list[tuple[int, int, str]] = []
         x = 0
