@@ -85,38 +85,37 @@ def test_reader_entry_point_imports_nothing_deferred(module: str):
     assert loaded(f"import {module}") == []
 
 
-def test_reader_entry_points_make_no_dataclass():
-    # @dataclass writes and compiles each class's methods in every process (about 4M
-    # instructions a class, before the first frame): the start's records are plain classes
+def classes_made_at_start(module: str, which: str) -> list[str]:
+    """The classes of topiclens that importing the reader's entry points makes and for
+    which ``which`` holds (an expression of ``value``, the class, that may use ``module``),
+    in a fresh process."""
     code = (
-        "import dataclasses, sys\n"
+        f"import sys, {module}\n"
         "import topiclens.store, topiclens.tui.app\n"
         "print(sorted(f'{name}.{key}' for name, module in list(sys.modules.items())\n"
         "    if name.startswith('topiclens') for key, value in vars(module).items()\n"
-        "    if isinstance(value, type) and dataclasses.is_dataclass(value)\n"
-        "    and value.__module__ == name))\n"
+        f"    if isinstance(value, type) and value.__module__ == name and ({which})))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[]"
+    return eval(done.stdout.strip())  # a printed list of names
+
+
+def test_reader_entry_points_make_no_dataclass():
+    # @dataclass writes and compiles each class's methods in every process (about 4M
+    # instructions a class, before the first frame): the start's records are plain classes
+    assert classes_made_at_start("dataclasses", "dataclasses.is_dataclass(value)") == []
 
 
 def test_reader_entry_points_make_no_named_tuple_of_annotation_strings():
     # typing compiles each field's annotation string into a ForwardRef (a module with
     # `from __future__ import annotations`): the start's records have runtime types
-    code = (
-        "import sys, typing\n"
-        "import topiclens.store, topiclens.tui.app\n"
-        "print(sorted(f'{name}.{key}' for name, module in list(sys.modules.items())\n"
-        "    if name.startswith('topiclens') for key, value in vars(module).items()\n"
-        "    if isinstance(value, type) and value.__module__ == name\n"
-        "    and (hasattr(value, '_fields') or typing.is_typeddict(value))\n"
-        "    and any(isinstance(kind, (str, typing.ForwardRef))\n"
-        "        for kind in value.__dict__.get('__annotations__', {}).values())))\n"
+    which = (
+        "(hasattr(value, '_fields') or typing.is_typeddict(value)) and any("
+        "isinstance(kind, (str, typing.ForwardRef)) "
+        "for kind in value.__dict__.get('__annotations__', {}).values())"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[]"
+    assert classes_made_at_start("typing", which) == []
 
 
 def test_first_frame_imports_nothing_deferred_and_reads_nothing_ahead(reader_store: Path):
