@@ -25,16 +25,11 @@ _COLUMNS = (
     "id, url, title, name, folder, site_url, etag, last_modified, status, error, "
     "last_checked, last_ok, failures, retry_until, added_at, removed_at"
 )
-# entries and unread entries per feed (the partial index on (feed_id, feed_key) serves it)
+# entries and unread entries per feed, of every feed or of one (the partial index on
+# (feed_id, feed_key) serves it): one feed shown counts its own entries alone
 _COUNTS = (
     "SELECT e.feed_id, count(*), count(*) - count(r.entry_id) FROM entries e "
-    "LEFT JOIN read_state r ON r.entry_id = e.id WHERE e.feed_id IS NOT NULL "
-    "GROUP BY e.feed_id"
-)
-# the same for one feed: its entries alone are counted (the entry pane asks for its feed)
-_COUNTS_OF_ONE = (
-    "SELECT e.feed_id, count(*), count(*) - count(r.entry_id) FROM entries e "
-    "LEFT JOIN read_state r ON r.entry_id = e.id WHERE e.feed_id = ? GROUP BY e.feed_id"
+    "LEFT JOIN read_state r ON r.entry_id = e.id WHERE {} GROUP BY e.feed_id"
 )
 
 
@@ -59,8 +54,13 @@ def _feed(row: Sequence[object], counts: dict[int, tuple[int, int]]) -> Feed:
     return Feed(*row, entries=entries, unread=unread)  # type: ignore[arg-type]
 
 
-def _counts(db: Database) -> dict[int, tuple[int, int]]:
-    return {fid: (n, unread) for fid, n, unread in db.query(_COUNTS)}
+def _counts(db: Database, feed_id: int | None = None) -> dict[int, tuple[int, int]]:
+    """(entries, unread) by feed id: every feed's, or ``feed_id``'s alone."""
+    if feed_id is None:
+        rows = db.query(_COUNTS.format("e.feed_id IS NOT NULL"))
+    else:
+        rows = db.query(_COUNTS.format("e.feed_id = ?"), (feed_id,))
+    return {fid: (n, unread) for fid, n, unread in rows}
 
 
 def listing(db: Database, ids: Sequence[int] | None = None) -> list[Feed]:
@@ -80,8 +80,7 @@ def one(db: Database, feed_id: int) -> Feed | None:
     rows = db.query(f"SELECT {_COLUMNS} FROM feeds WHERE id = ?", (feed_id,))
     if not rows:
         return None
-    counts = {fid: (n, unread) for fid, n, unread in db.query(_COUNTS_OF_ONE, (feed_id,))}
-    return _feed(rows[0], counts)
+    return _feed(rows[0], _counts(db, feed_id))
 
 
 def by_url(db: Database, url: str) -> Feed | None:
@@ -90,7 +89,7 @@ def by_url(db: Database, url: str) -> Feed | None:
         f"SELECT {_COLUMNS} FROM feeds WHERE url = ? ORDER BY removed_at IS NOT NULL, id DESC",
         (url,),
     )
-    return _feed(rows[0], _counts(db)) if rows else None
+    return _feed(rows[0], _counts(db, rows[0][0])) if rows else None
 
 
 def add(
