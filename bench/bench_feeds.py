@@ -460,19 +460,13 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
     """Key-to-frame times of topic switches and cursor moves: first with the reader idle,
     then while it refreshes every feed; with how many came while new entries were being
     placed, and what the refresh said."""
-    from key_timing import key_to_frame
+    from key_timing import headless_reader, key_to_frame
     from topiclens.store import Store
-    from topiclens.tui.app import TopicLensApp
-    from topiclens.tui.main_screen import MainScreen
     from topiclens.tui.workers import FEEDS
 
     with Store.open_dir(home) as store:
-        app = TopicLensApp(store, keymap_file=Path(os.devnull), cluster=False, poll_interval=2.0)
-        async with app.run_test(size=(120, 34)) as pilot:
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, MainScreen)
+        async with headless_reader(store, poll_interval=2.0) as (pilot, screen):
+            app = pilot.app
             topics = screen.topics
             state = {"topic": 0, "step": 1, "row": 0, "row_step": 1}
 

@@ -24,12 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from key_timing import p95
+from key_timing import headless_reader, p95
 from textual import events
 from textual.pilot import Pilot
 from topiclens.store import Store
-from topiclens.tui.app import TopicLensApp
-from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
 
 QUIET = 0.12  # seconds after a key with no frame of its own to come (several frame periods)
@@ -65,12 +63,7 @@ def report(name: str, samples: list[Sample]) -> None:
 async def run(store_dir: Path, moves: int) -> None:
     with Store.open_dir(store_dir) as store:
         topics = store.topics()
-        app = TopicLensApp(store, keymap_file=Path(os.devnull), cluster=False, poll_interval=3600)
-        async with app.run_test(size=(120, 34)) as pilot:
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, MainScreen)
+        async with headless_reader(store) as (pilot, screen):
             start = View("topic", topics[0].id)
             screen.topic_list.select_view(start)
             screen.show_view(start, wait=True)

@@ -29,11 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from key_timing import Sample, p95
+from key_timing import Sample, headless_reader, p95
 from key_timing import key_to_frame as timed
 from topiclens.store import Store
-from topiclens.tui.app import TopicLensApp
-from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
 
 FIRST_VISIT_MS = 50.0  # a topic's first page read from the store
@@ -79,12 +77,8 @@ async def run(store_dir: Path, moves: int, cold: bool = False) -> None:
     with Store.open_dir(store_dir) as store:
         entries = store.count_entries()
         topics = store.topics()
-        app = TopicLensApp(store, keymap_file=Path(os.devnull), cluster=False, poll_interval=3600)
-        async with app.run_test(size=(120, 34)) as pilot:
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, MainScreen)
+        async with headless_reader(store) as (pilot, screen):
+            app = pilot.app
             # the topic list puts clear topics first, so the largest is found by size
             big = max(range(len(topics)), key=lambda i: topics[i].size)
             print(

@@ -29,22 +29,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from key_timing import Sample, key_to_frame, p95
+from key_timing import Sample, headless_reader, key_to_frame, p95
 from topiclens.store import Store
-from topiclens.tui.app import TopicLensApp
-from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.model import View
 
 
 async def switches(store_dir: Path, keys: int) -> list[tuple[bool, Sample]]:
     """Each switch's (first visit of its topic, key-to-frame time)."""
     with Store.open_dir(store_dir) as store:
-        app = TopicLensApp(store, keymap_file=Path(os.devnull), cluster=False, poll_interval=3600)
-        async with app.run_test(size=(120, 34)) as pilot:
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, MainScreen)
+        async with headless_reader(store) as (pilot, screen):
+            app = pilot.app
             topics = screen.topics
             start = View("topic", topics[0].id)  # whatever place the store remembers
             screen.topic_list.select_view(start)

@@ -8,8 +8,11 @@ measures the machine's load rather than the app.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -17,6 +20,8 @@ from textual import events
 if TYPE_CHECKING:
     from textual.pilot import Pilot
     from textual.worker import Worker
+    from topiclens.store import Store
+    from topiclens.tui.main_screen import MainScreen
 
 Sample = tuple[float, float]  # (wall ms, CPU ms of the whole process, threads included)
 
@@ -48,6 +53,26 @@ async def key_to_frame(
         await asyncio.sleep(0)
     app.screen._on_timer_update()  # composite the frame now
     return (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
+
+
+@contextlib.asynccontextmanager
+async def headless_reader(
+    store: Store, poll_interval: float = 3600.0
+) -> AsyncIterator[tuple[Pilot[None], MainScreen]]:
+    """The real reader on ``store``, headless at 120x34 (no keymap file, no clustering),
+    once its start has settled (every worker done): its pilot and its main screen."""
+    from topiclens.tui.app import TopicLensApp
+    from topiclens.tui.main_screen import MainScreen
+
+    app = TopicLensApp(
+        store, keymap_file=Path(os.devnull), cluster=False, poll_interval=poll_interval
+    )
+    async with app.run_test(size=(120, 34)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        yield pilot, screen
 
 
 def p95(values: list[float]) -> float:
