@@ -418,9 +418,12 @@ def _place(
 ) -> tuple[int, list[str]]:
     """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
     written and the ids the store refused because their topic is gone."""
-    assigned = store.assignments()
-    # (id, text) only: what placing reads of an entry
-    todo = [(eid, text) for eid, text in store.entry_texts(entry_ids) if eid not in assigned]
+    from topiclens.store.entries import unassigned_texts
+
+    # (id, text) only: what placing reads of an entry; its text only to make its bigram
+    # features where they are not made already
+    known = bigrams if saved.model.bigrams_ else set(entry_ids)
+    todo = unassigned_texts(store, entry_ids, known)
     # only topics that still exist (a topic can be gone since the model was saved)
     live = {t.id for t in store.topics()}
     alive = [tid in live for tid in saved.topic_ids]
