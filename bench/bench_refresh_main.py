@@ -12,13 +12,14 @@ a fresh process on a fresh copy of the store), the two parts of a refresh's main
 
 - ``store``: every feed's parsed fetch stored as a refresh stores it (``store_check``,
   then its new entries' tokens cached, ``_cache_tokens``);
-- ``place``: the 10,000 new entries placed into their topics in batches of 500, as the
-  refresh's placing thread does (one ``SavedModels``, BLAS on one thread), then what
-  ``place_new`` does at the end.
+- ``place``: the 10,000 new entries placed into their topics by the refresh's placing
+  thread (``_Placing``), handed each feed's as the refresh hands them over, in batches
+  of 500, then what is left at the end as the refresh places it.
 
-Each part is timed by the CPU time of its thread, or with ``--valgrind`` counted in
-instructions (``valgrind --tool=cachegrind --cache-sim=no``: the run to the end of the
-part less the run to its start, so the interpreter's start and imports are not counted).
+Each part is timed by its CPU time (storing: its thread's; placing: the process's), or
+with ``--valgrind`` counted in instructions (``valgrind --tool=cachegrind
+--cache-sim=no``: the run to the end of the part less the run to its start, so the
+interpreter's start and imports are not counted).
 """
 
 from __future__ import annotations
@@ -71,37 +72,40 @@ from topiclens.store import Store
 
 home, parsed_path, part, upto = sys.argv[1:5]
 done = pickle.loads(open(parsed_path, "rb").read())
-batch = 500
 with Store.open_dir(home) as store:
     import topiclens.clustering.pipeline, topiclens.clustering.placing, scipy.sparse
-    from topiclens.clustering.saved import SavedModels
     store.topics(); store.token_vocab()
     if upto == "start":
         sys.exit(0)
     t = time.thread_time()
-    new_ids, bigrams = [], {}
+    made = []
     for feed, fetched, parsed in done:
         result = R.store_check(store, feed, fetched, parsed.check)
         if parsed.tokens and result.new_ids:
-            bigrams.update(R._cache_tokens(store, parsed, result.new_ids))
-        new_ids.extend(result.new_ids)
+            made.append((result.new_ids, R._cache_tokens(store, parsed, result.new_ids)))
     stored = time.thread_time() - t
+    placed = 0.0
     if part == "place":
-        t = time.thread_time()
-        models = SavedModels()
-        with R.one_blas_thread():
-            for lo in range(0, len(new_ids), batch):
-                ids = new_ids[lo : lo + batch]
-                topiclens.clustering.pipeline.assign_new(
-                    store, ids, models, {i: bigrams[i] for i in ids if i in bigrams}
-                )
+        # the refresh's placing thread, handed each feed's new entries as the refresh hands
+        # them over, a batch of PLACE_BATCH at a time (the next once it took this one)
+        t = time.process_time()
+        placing = R._Placing(store)
+        waiting = 0
+        for ids, kept in made:
+            placing.add(ids, *kept) if isinstance(kept, tuple) else placing.add(ids, kept)
+            waiting += len(ids)
+            if waiting >= R.PLACE_BATCH:
+                while placing._waiting:
+                    time.sleep(0.002)
+                waiting = 0
+        placing.join()
+        if hasattr(placing, "finish"):
+            placing.finish()
         summary = R.RefreshSummary()
         R.place_new(store, summary)
-        placed = time.thread_time() - t
+        placed = time.process_time() - t
         assert store.count_unassigned() == 0
-        print(f"{stored:.4f} {placed:.4f} {len(new_ids)}")
-    else:
-        print(f"{stored:.4f} 0 {len(new_ids)}")
+    print(f"{stored:.4f} {placed:.4f} {sum(len(ids) for ids, _ in made)}")
 """
 
 
