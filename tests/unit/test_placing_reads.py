@@ -85,3 +85,77 @@ def test_entries_with_their_bigrams_made_place_as_those_placed_from_their_texts(
             # (the two stores are copies of one: the same topics, under the same ids)
             results.append((_members(store, ids), scores, {placed[i] for i in ids}))
     assert results[0] == results[1]
+
+
+def _kept(store: Store, ids: list[str]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The entries' tokens cached as a refresh caches them, and what it keeps of them for
+    placing: their token ids as caching gave them, and their bigram features."""
+    from topiclens.clustering.tokenize import tokenizer_version
+
+    tokenizer = default_tokenizer()
+    texts = store.entry_texts(ids)
+    rows = [(eid, "", tokenizer_version(), tokenizer(text)) for eid, text in texts]
+    tokens = {row[0]: blob for row, blob in zip(rows, store.put_tokens(rows), strict=True)}
+    return tokens, {eid: encode(tokenizer.bigrams(text)) for eid, text in texts}
+
+
+def test_token_ids_kept_from_caching_are_those_the_cache_gives_back(
+    bundled_home: Path, monkeypatch
+):
+    with Store.open_dir(bundled_home) as store:
+        new = _entries("kept")
+        store.add_entries(new)
+        ids = [e.id for e in new]
+        tokens, _ = _kept(store, ids)
+        read, _ = entry_token_ids(store, ids)
+        half = {eid: tokens[eid] for eid in ids[::2]}
+        asked: list[list[str]] = []
+        looked_up = Store.iter_cached_tokens
+
+        def watched(self: Store, version: str, batch: int = 5000, ids=None):  # type: ignore[no-untyped-def]
+            asked.append(list(ids or []))
+            return looked_up(self, version, batch, ids)
+
+        monkeypatch.setattr(Store, "iter_cached_tokens", watched)
+        for known, wanted in ((tokens, []), (half, [[eid for eid in ids[1::2]]])):
+            asked.clear()
+            got, tokenized = entry_token_ids(store, ids, known=known)
+            assert tokenized == 0 and asked == wanted  # only the others looked up
+            assert got.ids.tolist() == read.ids.tolist()
+            assert got.indptr.tolist() == read.indptr.tolist() and got.vocab == read.vocab
+
+
+def test_entries_left_at_the_end_of_a_refresh_are_placed_with_what_was_kept_of_them(
+    bundled_home: Path, tmp_path: Path, monkeypatch
+):
+    from topiclens.feeds.refresh import _Placing
+
+    other = tmp_path / "other"
+    shutil.copytree(bundled_home, other)
+    results = []
+    for home, kept in ((bundled_home, True), (other, False)):
+        with Store.open_dir(home) as store:
+            new = _entries("left")
+            store.add_entries(new)
+            ids = [e.id for e in new]
+            tokens, bigrams = _kept(store, ids)
+            if kept:  # fewer than a batch: the placing thread leaves them to finish()
+                looked_up: list[object] = []
+
+                def watched(*asked: object, into: list[object] = looked_up, **how: object):  # type: ignore[no-untyped-def]
+                    into.append(asked)
+                    return iter(())
+
+                monkeypatch.setattr(Store, "iter_cached_tokens", watched)
+                placing = _Placing(store)
+                placing.add(ids, bigrams, tokens)
+                placing.join()
+                placing.finish()
+                monkeypatch.undo()
+                assert looked_up == []  # (nothing read back from the token cache)
+            else:
+                assert assign_new(store, ids) == len(ids)
+            assert store.count_unassigned() == 0
+            scores = {eid[-12:]: store.assignment(eid).score for eid in ids}
+            results.append((_members(store, ids), scores))
+    assert results[0] == results[1]
