@@ -388,6 +388,7 @@ async def _fetch_and_store(
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
     pending: list[asyncio.Future[None]] = []
     with _Parsers(len(feeds)) as parsers:
+        parsers.start_early(feeds)
 
         async def finish(feed: Feed, fetched: Fetched) -> None:
             now = time.time()
@@ -461,28 +462,45 @@ def _worker_context() -> multiprocessing.context.BaseContext:
 
 class _Parsers:
     """Where fetched bodies are parsed (:func:`parse_fetched`): a pool of processes for many
-    feeds, else one thread; made on first use, so a refresh of 304s starts none."""
+    feeds, else one thread; made on first use, so a refresh of 304s starts none, or at
+    once for many feeds that cannot answer 304 (:meth:`start_early`)."""
 
     def __init__(self, feeds: int) -> None:
         self.processes = min(os.cpu_count() or 1, 4) if feeds >= PARALLEL_FEEDS else 1
         self._pool: Executor | None = None
         self._started: asyncio.Future[None] | None = None
+        self._ready = threading.Event()  # set once _start has run, made the pool or not
 
     def __enter__(self) -> _Parsers:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._started is not None:
+            self._ready.wait()  # (a pool started early may be starting still)
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _start(self) -> None:
         """Make the pool; for processes, start the first worker and wait until it runs."""
-        if self.processes > 1:
-            pool = ProcessPoolExecutor(self.processes, mp_context=_worker_context())
-            pool.submit(os.getpid).result()  # (a first task starts the first worker)
-            self._pool = pool
-        else:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="topiclens-feed-parse")
+        try:
+            if self.processes > 1:
+                pool = ProcessPoolExecutor(self.processes, mp_context=_worker_context())
+                self._pool = pool
+                pool.submit(os.getpid).result()  # (a first task starts the first worker)
+            else:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="topiclens-feed-parse")
+        finally:
+            self._ready.set()
+
+    def start_early(self, feeds: Sequence[Feed]) -> None:
+        """Start the worker processes now, while the first downloads run, when at least
+        :data:`PARALLEL_FEEDS` of ``feeds`` have no validators: they cannot answer 304, so
+        each brings a body to parse unless it fails (a first refresh after subscribing).
+        Their start (about a second: the fork server imports the parser and loads
+        jieba's dictionary) then runs beside the first downloads, not after them."""
+        fresh = sum(1 for f in feeds if f.etag is None and f.last_modified is None)
+        if self.processes > 1 and fresh >= PARALLEL_FEEDS and self._started is None:
+            self._started = asyncio.get_running_loop().run_in_executor(None, self._start)
 
     async def parse(self, feed: Feed, fetched: Fetched, now: float) -> Parsed:
         loop = asyncio.get_running_loop()
