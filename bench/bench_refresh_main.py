@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_feeds import prepare_store, write_feeds  # noqa: E402
+from bench_feeds import WARM, prepare_store, write_feeds  # noqa: E402
 
 PARSE = """
 import pickle, sys
@@ -92,7 +92,10 @@ with Store.open_dir(home) as store:
         placing = R._Placing(store)
         waiting = 0
         for ids, kept in made:
-            placing.add(ids, *kept) if isinstance(kept, tuple) else placing.add(ids, kept)
+            if isinstance(kept, tuple):  # (token ids as cached, bigram features)
+                placing.add(ids, kept[1], kept[0])
+            else:  # (bigram features alone)
+                placing.add(ids, kept)
             waiting += len(ids)
             if waiting >= R.PLACE_BATCH:
                 while placing._waiting:
@@ -105,6 +108,10 @@ with Store.open_dir(home) as store:
         R.place_new(store, summary)
         placed = time.process_time() - t
         assert store.count_unassigned() == 0
+        import hashlib
+        rows = store.query("SELECT entry_id, topic_id, round(score, 6), terms, similar "
+                           "FROM topic_assignments ORDER BY entry_id")
+        print("placed", hashlib.sha256(repr(rows).encode()).hexdigest()[:16])
     print(f"{stored:.4f} {placed:.4f} {sum(len(ids) for ids, _ in made)}")
 """
 
@@ -113,13 +120,16 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run_part(python: str, home: Path, parsed: Path, part: str) -> tuple[float, float, int]:
-    """CPU seconds of storing, and of placing (``part`` "place"), in a fresh process."""
-    out = subprocess.run(
+def run_part(python: str, home: Path, parsed: Path, part: str) -> tuple[float, float, int, str]:
+    """CPU seconds of storing, and of placing (``part`` "place"), in a fresh process, and
+    a digest of where every entry was placed."""
+    lines = subprocess.run(
         [python, "-c", PART, str(home), str(parsed), part, "end"],
         capture_output=True, text=True, check=True, env=_env(),
-    ).stdout.split()  # fmt: skip
-    return float(out[0]), float(out[1]), int(out[2])
+    ).stdout.splitlines()  # fmt: skip
+    placed = next((x.split()[1] for x in lines if x.startswith("placed ")), "")
+    out = lines[-1].split()
+    return float(out[0]), float(out[1]), int(out[2]), placed
 
 
 def instructions(python: str, home: Path, parsed: Path, part: str, upto: str) -> int:
@@ -152,6 +162,8 @@ def main() -> int:
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
         print(f"{name}: {python} (topiclens from {where})")
+        warm = WARM + ", topiclens.clustering.placing, topiclens.clustering.naming"
+        subprocess.run([python, "-c", warm], check=True, env=_env())  # (compiled, not counted)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="topiclens-main-"))
     try:
         site, home, parsed = work / "site", work / "store", work / "parsed.pickle"
@@ -165,6 +177,7 @@ def main() -> int:
                 [sys.executable, str(script), str(home), str(site), str(parsed)],
                 check=True, env=_env(),
             )  # fmt: skip
+        digests: dict[str, str] = {}
         results: dict[str, dict[str, list[float]]] = {
             v: {"store": [], "place": []} for v in versions
         }
@@ -185,7 +198,8 @@ def main() -> int:
                     unit, scale = "M instructions", 1e6
                     n = args.feeds * args.entries
                 else:
-                    stored, placed, n = run_part(versions[name], copy, parsed, "place")
+                    stored, placed, n, digest = run_part(versions[name], copy, parsed, "place")
+                    digests[name] = digest
                     unit, scale = "s CPU", 1.0
                 shutil.rmtree(copy, ignore_errors=True)
                 results[name]["store"].append(stored)
@@ -193,6 +207,9 @@ def main() -> int:
                 print(f"round {r + 1} {name}: store {stored / scale:9.3f}, place "
                       f"{placed / scale:9.3f} {unit} ({n} new entries; load {load:.2f})",
                       flush=True)  # fmt: skip
+        if digests:
+            same = digests["old"] == digests["new"]
+            print("every entry placed " + ("the same by both" if same else "DIFFERENTLY"))
         print(f"medians over {args.rounds} rounds, new / old (load {os.getloadavg()[0]:.2f}):")
         for key in ("store", "place"):
             old = sorted(results["old"][key])[args.rounds // 2]
