@@ -258,11 +258,19 @@ def entry_terms(
     out: list[list[str]] = [[] for _ in range(tfidf.shape[0])]
     # column -> (display label, its compact form for the near-duplicate test), made once
     labels_of: dict[int, tuple[str, str]] = {}
+    rows = tfidf.tocsr()
+    sizes = np.diff(rows.indptr)
+    label_at = np.repeat(np.asarray(labels), sizes)  # the topic of each stored value's row
     for c in np.unique(labels).tolist():
         members = np.flatnonzero(labels == c)
-        sub = tfidf[members].multiply(np.asarray(topic_weights[c]).reshape(1, -1)).tocsr()
+        # the topic's rows' values times its weights, row after row (what multiplying the
+        # rows picked out of the matrix gives, without making a matrix for each topic)
+        mine = label_at == c
+        in_topic = rows.indices[mine]
+        weighed = rows.data[mine] * np.asarray(topic_weights[c]).reshape(-1)[in_topic]
         # plain lists: per-row numpy calls on rows of ~100 values cost more than the work
-        data, cols, ptr = sub.data.tolist(), sub.indices.tolist(), sub.indptr.tolist()
+        data, cols = weighed.tolist(), in_topic.tolist()
+        ptr = np.concatenate(([0], np.cumsum(sizes[members]))).tolist()
         for r, doc in enumerate(members.tolist()):
             lo, hi = ptr[r], ptr[r + 1]
             picked: list[str] = []
@@ -278,7 +286,10 @@ def entry_terms(
                     got = labels_of[col] = (label, label.replace(" ", "").lower())
                 label, x = got
                 # near_duplicate, inlined: one term inside the other
-                if not any(x in y or y in x for y in compact):
+                for y in compact:
+                    if x in y or y in x:
+                        break
+                else:
                     picked.append(label)
                     compact.append(x)
                     if len(picked) >= top:

@@ -389,6 +389,7 @@ def assign_new(
     entry_ids: Sequence[str],
     models: SavedModels | None = None,
     bigrams: Mapping[str, bytes] | None = None,
+    tokens: Mapping[str, bytes] | None = None,
 ) -> int:
     """Put entries into their nearest existing topic now, without a re-cluster (the
     topics stay as they are; run :func:`cluster_store` to rethink them). Entries already
@@ -398,7 +399,9 @@ def assign_new(
     model and writing: the store then refuses those rows inside its write transaction,
     and they are placed again with the model the re-cluster saved. ``models`` reads the
     saved model (default: a :class:`.saved.SavedModels` of its own). ``bigrams`` holds
-    entries' bigram features made already (:func:`.token_cache.encode` d), by id."""
+    entries' bigram features made already (:func:`.token_cache.encode` d), by id;
+    ``tokens`` their token ids as caching them gave them (:meth:`Store.put_tokens`), by
+    id, so they are not read back from the cache."""
     todo_ids = list(dict.fromkeys(entry_ids))
     models = models or SavedModels()
     placed = 0
@@ -408,26 +411,33 @@ def assign_new(
         saved = models(store)
         if saved is None:
             break
-        written, todo_ids = _place(store, saved, todo_ids, bigrams or {})
+        written, todo_ids = _place(store, saved, todo_ids, bigrams or {}, tokens or {})
         placed += written
     return placed
 
 
 def _place(
-    store: Store, saved: Saved, entry_ids: list[str], bigrams: Mapping[str, bytes]
+    store: Store,
+    saved: Saved,
+    entry_ids: list[str],
+    bigrams: Mapping[str, bytes],
+    tokens: Mapping[str, bytes],
 ) -> tuple[int, list[str]]:
     """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
     written and the ids the store refused because their topic is gone."""
-    assigned = store.assignments()
-    # (id, text) only: what placing reads of an entry
-    todo = [(eid, text) for eid, text in store.entry_texts(entry_ids) if eid not in assigned]
+    from topiclens.store.entries import unassigned_texts
+
+    # (id, text) only: what placing reads of an entry; its text only to make its bigram
+    # features where they are not made already
+    known = bigrams if saved.model.bigrams_ else set(entry_ids)
+    todo = unassigned_texts(store, entry_ids, known)
     # only topics that still exist (a topic can be gone since the model was saved)
     live = {t.id for t in store.topics()}
     alive = [tid in live for tid in saved.topic_ids]
     if not todo or not any(alive):
         return 0, []
     todo_ids = [eid for eid, _ in todo]
-    tids, _ = entry_token_ids(store, todo_ids)
+    tids, _ = entry_token_ids(store, todo_ids, known=tokens)
     # counted straight from the cached token ids, without a string per token
     counts = tids.counts()
     made = [decode(bigrams[eid]) if eid in bigrams else None for eid in todo_ids]

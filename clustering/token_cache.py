@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import signal
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -72,10 +72,12 @@ def entry_token_ids(
     store: Store,
     ids: Sequence[str],
     progress: Callable[[float], None] | None = None,
+    known: Mapping[str, bytes] | None = None,
 ) -> tuple[TokenIds, int]:
     """Token ids of the entries ``ids``, from the cache where it holds them for this
     tokenizer version; the rest are tokenized (on every core when many) and cached.
-    Returns (token ids, how many entries were tokenized now).
+    Returns (token ids, how many entries were tokenized now). ``known`` holds entries'
+    token ids as caching them gave them (:meth:`Store.put_tokens`), by id: not read again.
 
     An entry's id is a hash of its title, summary and comment, so an id names one text
     forever: the cache needs no other check, and entries whose tokens are cached are
@@ -83,12 +85,14 @@ def entry_token_ids(
     import numpy as np
 
     version = tokenizer_version()
-    blobs: list[bytes | None] = [None] * len(ids)
-    position = {eid: i for i, eid in enumerate(ids)}
+    known = known or {}
+    blobs: list[bytes | None] = [known.get(eid) for eid in ids]
+    position = {eid: i for i, eid in enumerate(ids) if blobs[i] is None}
     # a few entries (a refresh's new ones) are looked up by id; many, in one pass over
     # the cache
-    few = ids if len(ids) <= BY_ID_MAX else None
-    for eid, _, blob in store.iter_cached_tokens(version, ids=few):
+    unknown = list(position)
+    few = unknown if len(unknown) <= BY_ID_MAX else None
+    for eid, _, blob in store.iter_cached_tokens(version, ids=few) if unknown else ():
         i = position.get(eid)
         if i is not None:
             blobs[i] = blob

@@ -41,6 +41,7 @@ from topiclens.store.models import Feed
 from .fetch import MAX_RETRY_AFTER, Fetched, Limits, Validators, fetch_all
 
 if TYPE_CHECKING:
+    from topiclens.clustering.saved import SavedModels
     from topiclens.store import Store
     from topiclens.store.feed_parse import ParsedFeed
 
@@ -362,6 +363,8 @@ def refresh(
     if place and new_ids:
         if progress:
             progress(RefreshProgress(total, total, placing=True))
+        if placing:
+            placing.finish()
         place_new(store, summary)
     summary.seconds = time.perf_counter() - started
     return summary
@@ -385,17 +388,19 @@ async def _fetch_and_store(
     jobs = [(f.id, f.url, Validators(f.etag, f.last_modified)) for f in feeds]
     pending: list[asyncio.Future[None]] = []
     with _Parsers(len(feeds)) as parsers:
+        parsers.start_early(feeds)
 
         async def finish(feed: Feed, fetched: Fetched) -> None:
             now = time.time()
             parsed = await parsers.parse(feed, fetched, now) if fetched.ok else None
             check = parsed.check if parsed else check_of(feed, fetched, now)
             result = store_check(store, feed, fetched, check)
+            tokens: dict[str, bytes] = {}
             bigrams: dict[str, bytes] = {}
             if parsed and parsed.tokens and result.new_ids:
-                bigrams = _cache_tokens(store, parsed, result.new_ids)
+                tokens, bigrams = _cache_tokens(store, parsed, result.new_ids)
             if placing and result.new_ids:
-                placing.add(result.new_ids, bigrams)
+                placing.add(result.new_ids, bigrams, tokens)
             summary.feeds.append(result)
             if progress:
                 progress(RefreshProgress(len(summary.feeds), total, result))
@@ -407,12 +412,16 @@ async def _fetch_and_store(
         await asyncio.gather(*pending)
 
 
-def _cache_tokens(store: Store, parsed: Parsed, new_ids: Sequence[str]) -> dict[str, bytes]:
+def _cache_tokens(
+    store: Store, parsed: Parsed, new_ids: Sequence[str]
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """The tokens of a feed's new entries into the store's token cache, where placing
     them finds them. A cache, written after the feed's own transaction: an entry whose
-    tokens are not there is tokenized when it is placed. Returns the new entries'
-    encoded bigram features by id (kept in memory for placing them: not cached)."""
+    tokens are not there is tokenized when it is placed. Returns the new entries' token
+    ids as cached, and their encoded bigram features (not cached), by id: kept in memory
+    for placing them, which then reads neither from the store."""
     from topiclens.clustering.token_cache import decode
+    from topiclens.clustering.tokenize import tokenizer_version
 
     new = set(new_ids)  # (storing set each new item's id, a taken one changed)
     rows = [
@@ -420,13 +429,16 @@ def _cache_tokens(store: Store, parsed: Parsed, new_ids: Sequence[str]) -> dict[
         for it, blob in zip(parsed.check.items, parsed.tokens, strict=True)
         if it.entry.id in new
     ]
-    if rows:
-        store.put_tokens(rows)
-    return {
+    cached = store.put_tokens(rows) if rows else []
+    tokens: dict[str, bytes] = {}
+    if parsed.tokenizer == tokenizer_version():  # (the version placing reads the cache of)
+        tokens = {row[0]: ids for row, ids in zip(rows, cached, strict=True)}
+    bigrams = {
         it.entry.id: blob
         for it, blob in zip(parsed.check.items, parsed.bigrams, strict=True)
         if it.entry.id in new
     }
+    return tokens, bigrams
 
 
 # Parsing is most of a refresh's work (feedparser reads about 1.4 MB/s on one core here):
@@ -450,28 +462,45 @@ def _worker_context() -> multiprocessing.context.BaseContext:
 
 class _Parsers:
     """Where fetched bodies are parsed (:func:`parse_fetched`): a pool of processes for many
-    feeds, else one thread; made on first use, so a refresh of 304s starts none."""
+    feeds, else one thread; made on first use, so a refresh of 304s starts none, or at
+    once for many feeds that cannot answer 304 (:meth:`start_early`)."""
 
     def __init__(self, feeds: int) -> None:
         self.processes = min(os.cpu_count() or 1, 4) if feeds >= PARALLEL_FEEDS else 1
         self._pool: Executor | None = None
         self._started: asyncio.Future[None] | None = None
+        self._ready = threading.Event()  # set once _start has run, made the pool or not
 
     def __enter__(self) -> _Parsers:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._started is not None:
+            self._ready.wait()  # (a pool started early may be starting still)
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _start(self) -> None:
         """Make the pool; for processes, start the first worker and wait until it runs."""
-        if self.processes > 1:
-            pool = ProcessPoolExecutor(self.processes, mp_context=_worker_context())
-            pool.submit(os.getpid).result()  # (a first task starts the first worker)
-            self._pool = pool
-        else:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="topiclens-feed-parse")
+        try:
+            if self.processes > 1:
+                pool = ProcessPoolExecutor(self.processes, mp_context=_worker_context())
+                self._pool = pool
+                pool.submit(os.getpid).result()  # (a first task starts the first worker)
+            else:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="topiclens-feed-parse")
+        finally:
+            self._ready.set()
+
+    def start_early(self, feeds: Sequence[Feed]) -> None:
+        """Start the worker processes now, while the first downloads run, when at least
+        :data:`PARALLEL_FEEDS` of ``feeds`` have no validators: they cannot answer 304, so
+        each brings a body to parse unless it fails (a first refresh after subscribing).
+        Their start (about a second: the fork server imports the parser and loads
+        jieba's dictionary) then runs beside the first downloads, not after them."""
+        fresh = sum(1 for f in feeds if f.etag is None and f.last_modified is None)
+        if self.processes > 1 and fresh >= PARALLEL_FEEDS and self._started is None:
+            self._started = asyncio.get_running_loop().run_in_executor(None, self._start)
 
     async def parse(self, feed: Feed, fetched: Fetched, now: float) -> Parsed:
         loop = asyncio.get_running_loop()
@@ -499,23 +528,33 @@ class _Placing:
     whenever it is free, places the new entries stored since its last batch (at least
     :data:`PLACE_BATCH`), each batch through the existing placement
     (:func:`topiclens.clustering.pipeline.assign_new`, which places nothing in a store
-    with no saved model yet). :func:`place_new` places whatever is left at the end, as it
-    places everything when this places nothing."""
+    with no saved model yet), with the token ids and bigram features kept of each entry
+    as it was stored, so it reads neither back from the store. :meth:`finish` places those
+    still waiting at the end the same way, and :func:`place_new` whatever is left then, as
+    it places everything when this places nothing."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._waiting: list[str] = []
         self._bigrams: dict[str, bytes] = {}  # of the waiting entries, when made already
+        self._tokens: dict[str, bytes] = {}  # their token ids as cached, when cached
+        self._models: SavedModels | None = None  # the saved model, read once
         self._closed = False
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def add(self, new_ids: Sequence[str], bigrams: Mapping[str, bytes]) -> None:
-        """New entries, stored with their tokens (and their bigram features, by id, when
-        made already): placed with the next batch."""
+    def add(
+        self,
+        new_ids: Sequence[str],
+        bigrams: Mapping[str, bytes],
+        tokens: Mapping[str, bytes] | None = None,
+    ) -> None:
+        """New entries, stored with their tokens (and by id their bigram features when
+        made already, and their token ids as cached): placed with the next batch."""
         with self._changed:
             self._waiting.extend(new_ids)
             self._bigrams.update(bigrams)
+            self._tokens.update(tokens or {})
             self._changed.notify()
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="topiclens-placing")
@@ -523,21 +562,38 @@ class _Placing:
 
     def join(self) -> None:
         """Wait for the batch being placed; the entries still waiting are left to
-        :func:`place_new`."""
+        :meth:`finish`."""
         with self._changed:
             self._closed = True
             self._changed.notify()
         if self._thread is not None:
             self._thread.join()
 
-    def _next_batch(self) -> tuple[list[str], dict[str, bytes]] | None:
+    def finish(self) -> None:
+        """After :meth:`join`, in the calling thread: place the entries still waiting as
+        a batch is placed, with what is kept of them and the model read already;
+        :func:`place_new` then places whatever this could not."""
+        if self._thread is None or self._models is None or not self._waiting:
+            return
+        from topiclens.clustering import pipeline
+
+        try:
+            with one_blas_thread():
+                pipeline.assign_new(
+                    self._store, self._waiting, self._models, self._bigrams, self._tokens
+                )
+        except Exception:  # place_new places them again, and says what is wrong
+            log.exception("placing the last new entries of the refresh failed")
+
+    def _next_batch(self) -> tuple[list[str], dict[str, bytes], dict[str, bytes]] | None:
         with self._changed:
             self._changed.wait_for(lambda: self._closed or len(self._waiting) >= PLACE_BATCH)
             if self._closed:
                 return None
             batch, self._waiting = self._waiting, []
             bigrams, self._bigrams = self._bigrams, {}
-            return batch, bigrams
+            tokens, self._tokens = self._tokens, {}
+            return batch, bigrams, tokens
 
     def _run(self) -> None:
         try:
@@ -548,12 +604,12 @@ class _Placing:
         except Exception:  # place_new imports them again, and says what is wrong
             log.exception("preloading the placing of new entries failed")
             return
-        models = SavedModels()  # (the model read once, not once a batch)
+        models = self._models = SavedModels()  # (the model read once, not once a batch)
         while (batch := self._next_batch()) is not None:
-            ids, bigrams = batch
+            ids, bigrams, tokens = batch
             try:
                 with one_blas_thread():
-                    pipeline.assign_new(self._store, ids, models, bigrams)
+                    pipeline.assign_new(self._store, ids, models, bigrams, tokens)
             except Exception:  # place_new places them again, and says what is wrong
                 log.exception("placing new entries during the refresh failed")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from . import content as _content
@@ -123,6 +123,33 @@ def texts(db: Database, ids: Sequence[str] | None = None) -> list[tuple[str, str
         (eid, entry_text(title, summary, comment, content, title_given=bool(given)))
         for eid, title, summary, comment, content, given in rows
     ]
+
+
+def unassigned_texts(
+    db: Database, ids: Sequence[str], known: Container[str] = ()
+) -> list[tuple[str, str]]:
+    """:func:`texts` of those of the entries ``ids`` that no topic holds, in the order
+    given, ids not stored left out: what placing them reads, one query a chunk (reading
+    every assignment in the store first cost each batch of new entries more as the store
+    grew). The text of an entry in ``known`` is left empty: the caller has what it needs
+    of it already."""
+    columns = "id, title, summary, comment, content_start, title_given"
+    found: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        rows = db.query(
+            f"SELECT {columns} FROM entries WHERE id IN ({marks}) "
+            "AND id NOT IN (SELECT entry_id FROM topic_assignments)",
+            chunk,
+        )
+        for eid, title, summary, comment, content, given in rows:
+            found[eid] = (
+                ""
+                if eid in known
+                else entry_text(title, summary, comment, content, title_given=bool(given))
+            )
+    return [(eid, found[eid]) for eid in ids if eid in found]
 
 
 def ids(db: Database) -> list[str]:
