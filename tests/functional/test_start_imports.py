@@ -107,6 +107,20 @@ def test_reader_entry_points_make_no_dataclass():
     assert classes_made_at_start("dataclasses", "dataclasses.is_dataclass(value)") == []
 
 
+def test_reader_entry_points_make_no_feed_record():
+    # a NamedTuple of 18 fields (~2M instructions) the first frame never shows: made on
+    # the first use of ``topiclens.store.models.Feed``
+    code = (
+        "import sys, topiclens.store, topiclens.tui.app\n"
+        "made = 'Feed' in vars(sys.modules['topiclens.store.models'])\n"
+        "from topiclens.store.models import Feed\n"
+        "print([made, Feed(1, 'https://example.org/feed').display_name])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert eval(done.stdout.strip()) == [False, "https://example.org/feed"]  # a printed list
+
+
 def test_reader_entry_points_make_no_named_tuple_of_annotation_strings():
     # typing compiles each field's annotation string into a ForwardRef (a module with
     # `from __future__ import annotations`): the start's records have runtime types
