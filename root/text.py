@@ -31,6 +31,10 @@ def is_han(text: str) -> bool:
 def char_cells(ch: str) -> int:
     """Terminal cells one character takes: 2 for wide East Asian characters and emoji,
     0 for combining marks and joiners, else 1."""
+    # the common Chinese characters take two cells in every Unicode version rich knows:
+    # answered here, without rich's search of its table (some 30k instructions a character)
+    if "\u4e00" <= ch <= "\u9fa5":
+        return 2
     return get_character_cell_size(ch)
 
 
@@ -55,11 +59,19 @@ def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
         return text
     budget = width - cell_len(ellipsis)
     end = used = 0
-    for _, stop, cells in split_graphemes(head)[0]:
-        if used + cells > budget:
-            break
-        used += cells
-        end = stop
+    if "\u200d" in head or "\ufe0f" in head:  # joined glyphs: rich's split of the whole head
+        for _, stop, cells in split_graphemes(head)[0]:
+            if used + cells > budget:
+                break
+            used += cells
+            end = stop
+    else:  # a glyph a character (zero-width ones join the one before): measured up to the cut
+        for n, ch in enumerate(head):
+            cells = char_cells(ch)
+            if used + cells > budget:
+                break
+            used += cells
+            end = n + 1
     head = text[:end]
     # rich's grapheme split and its cell_len disagree on nonsense (a ZWJ first): measured
     # again, and shortened until it fits
