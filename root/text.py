@@ -95,9 +95,13 @@ _FORMAT = (
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
     "\U000e0020-\U000e007f"
 )
-_UNSAFE = re.compile(f"[{_CONTROL}{_BIDI}{_FORMAT}]")
 # compiled by re (and kept in its cache) the first time unsafe text is shown, not at start
+# (a class this wide takes some 2M instructions to compile)
+_UNSAFE = f"[{_CONTROL}{_BIDI}{_FORMAT}]"
 _BIDI_CHARS = f"[{_BIDI}]"
+# every character above is a control, a format character or a separator, none of which
+# str.isprintable accepts: text printable once its tabs and newlines are set aside is safe
+_TABS_AND_NEWLINES = str.maketrans("", "", "\t\n")
 
 
 def _harmless(match: re.Match[str]) -> str:
@@ -111,9 +115,11 @@ def terminal_text(text: str) -> str:
 
     Every string from the data passes here on its way out (panes, toasts, CLI lines,
     Markdown and CSV exports); the store keeps the text exactly as imported."""
-    if _UNSAFE.search(text) is None:
+    if text.isprintable() or text.translate(_TABS_AND_NEWLINES).isprintable():
         return text
-    return _UNSAFE.sub(_harmless, text)
+    if re.search(_UNSAFE, text) is None:
+        return text
+    return re.sub(_UNSAFE, _harmless, text)
 
 
 def terminal_line(text: str) -> str:

@@ -156,3 +156,16 @@ def test_a_cut_without_joined_glyphs_is_richs_cut_measured_to_the_cut(text: str,
         assert fit_cells(text, width) == expected
     finally:
         text_module.split_graphemes = split
+
+
+def test_the_gate_passes_printable_text_without_its_pattern():
+    # the gate's pattern is compiled when first needed: a text printable once its tabs and
+    # newlines are set aside holds none of the characters it acts on
+    from topiclens import text as text_module
+
+    acted_on = re.compile(text_module._UNSAFE)
+    every = map(chr, range(sys.maxunicode + 1))
+    assert not [ch for ch in every if acted_on.match(ch) and ch.isprintable()]
+    for text in ("plain", "投机解码\twith a tab\nand lines", "ＡＩ　infra"):
+        assert terminal_text(text) == text
+    assert terminal_text("a\u202eb\x1b[2Jc\u00ad") == "a<U+202E>b[2Jc"
