@@ -99,9 +99,6 @@ _FORMAT = (
 # (a class this wide takes some 2M instructions to compile)
 _UNSAFE = f"[{_CONTROL}{_BIDI}{_FORMAT}]"
 _BIDI_CHARS = f"[{_BIDI}]"
-# every character above is a control, a format character or a separator, none of which
-# str.isprintable accepts: text printable once its tabs and newlines are set aside is safe
-_TABS_AND_NEWLINES = str.maketrans("", "", "\t\n")
 
 
 def _harmless(match: re.Match[str]) -> str:
@@ -115,7 +112,9 @@ def terminal_text(text: str) -> str:
 
     Every string from the data passes here on its way out (panes, toasts, CLI lines,
     Markdown and CSV exports); the store keeps the text exactly as imported."""
-    if text.isprintable() or text.translate(_TABS_AND_NEWLINES).isprintable():
+    # every character above is a control, a format character or a separator, none of which
+    # str.isprintable accepts: text printable once its tabs and newlines are set aside is safe
+    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():
         return text
     if re.search(_UNSAFE, text) is None:
         return text
