@@ -31,6 +31,10 @@ def is_han(text: str) -> bool:
 def char_cells(ch: str) -> int:
     """Terminal cells one character takes: 2 for wide East Asian characters and emoji,
     0 for combining marks and joiners, else 1."""
+    # the common Chinese characters take two cells in every Unicode version rich knows:
+    # answered here, without rich's search of its table (some 30k instructions a character)
+    if "\u4e00" <= ch <= "\u9fa5":
+        return 2
     return get_character_cell_size(ch)
 
 
@@ -55,11 +59,19 @@ def fit_cells(text: str, width: int, ellipsis: str = "…") -> str:
         return text
     budget = width - cell_len(ellipsis)
     end = used = 0
-    for _, stop, cells in split_graphemes(head)[0]:
-        if used + cells > budget:
-            break
-        used += cells
-        end = stop
+    if "\u200d" in head or "\ufe0f" in head:  # joined glyphs: rich's split of the whole head
+        for _, stop, cells in split_graphemes(head)[0]:
+            if used + cells > budget:
+                break
+            used += cells
+            end = stop
+    else:  # a glyph a character (zero-width ones join the one before): measured up to the cut
+        for n, ch in enumerate(head):
+            cells = char_cells(ch)
+            if used + cells > budget:
+                break
+            used += cells
+            end = n + 1
     head = text[:end]
     # rich's grapheme split and its cell_len disagree on nonsense (a ZWJ first): measured
     # again, and shortened until it fits
@@ -83,8 +95,9 @@ _FORMAT = (
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
     "\U000e0020-\U000e007f"
 )
-_UNSAFE = re.compile(f"[{_CONTROL}{_BIDI}{_FORMAT}]")
 # compiled by re (and kept in its cache) the first time unsafe text is shown, not at start
+# (a class this wide takes some 2M instructions to compile)
+_UNSAFE = f"[{_CONTROL}{_BIDI}{_FORMAT}]"
 _BIDI_CHARS = f"[{_BIDI}]"
 
 
@@ -99,9 +112,13 @@ def terminal_text(text: str) -> str:
 
     Every string from the data passes here on its way out (panes, toasts, CLI lines,
     Markdown and CSV exports); the store keeps the text exactly as imported."""
-    if _UNSAFE.search(text) is None:
+    # every character above is a control, a format character or a separator, none of which
+    # str.isprintable accepts: text printable once its tabs and newlines are set aside is safe
+    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():
         return text
-    return _UNSAFE.sub(_harmless, text)
+    if re.search(_UNSAFE, text) is None:
+        return text
+    return re.sub(_UNSAFE, _harmless, text)
 
 
 def terminal_line(text: str) -> str:

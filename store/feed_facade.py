@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from . import content as _content
 from .connection import Database
-from .models import Content, Feed
+from .models import Content
 
 if TYPE_CHECKING:
+    from .feed_record import Feed
     from .feeds import FeedCheck, Recorded
 
 

@@ -63,6 +63,35 @@ def test_the_start_draws_one_frame_and_lays_the_screen_out_once_before_ready(
     assert seen == [["layout", "frame"]]
 
 
+def test_the_footer_first_reads_the_keys_when_it_first_draws(
+    reader_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the screen's bindings change before the first frame (its mount): a footer not
+    # drawn yet reads them when it first draws, not at each change
+    import sys
+
+    from topiclens.tui.widgets.key_footer import KeyFooter
+
+    keys = KeyFooter._keys
+    readers: list[str] = []
+
+    def read(self: KeyFooter) -> object:
+        readers.append(sys._getframe(1).f_code.co_name)
+        return keys(self)
+
+    monkeypatch.setattr(KeyFooter, "_keys", read)
+    shown: list[str] = []
+
+    class Reader(TopicLensApp):
+        def on_ready(self) -> None:
+            shown.append(self.screen.query_one(KeyFooter).render_line(0).text)
+            super().on_ready()
+
+    start_reader(reader_store, Reader)
+    assert readers[0] == "render_line"
+    assert "Quit" in shown[0]
+
+
 def test_a_resize_to_the_laid_out_size_lays_nothing_out_and_a_new_size_does(
     reader_store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

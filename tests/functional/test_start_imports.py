@@ -107,6 +107,20 @@ def test_reader_entry_points_make_no_dataclass():
     assert classes_made_at_start("dataclasses", "dataclasses.is_dataclass(value)") == []
 
 
+def test_reader_entry_points_make_no_feed_record():
+    # a NamedTuple of 18 fields (~2M instructions) the first frame never shows: made on
+    # the first use of ``topiclens.store.models.Feed``
+    code = (
+        "import sys, topiclens.store, topiclens.tui.app\n"
+        "made = 'Feed' in vars(sys.modules['topiclens.store.models'])\n"
+        "from topiclens.store.models import Feed\n"
+        "print([made, Feed(1, 'https://example.org/feed').display_name])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert eval(done.stdout.strip()) == [False, "https://example.org/feed"]  # a printed list
+
+
 def test_reader_entry_points_make_no_named_tuple_of_annotation_strings():
     # typing compiles each field's annotation string into a ForwardRef (a module with
     # `from __future__ import annotations`): the start's records have runtime types
@@ -122,7 +136,7 @@ def test_first_frame_imports_nothing_deferred_and_reads_nothing_ahead(reader_sto
     # Ready is Textual's "the first frame is on the terminal"; the app's own handler runs
     # what waits for it, so the checks run just before it
     code = f"""
-import asyncio, sys
+import asyncio, re, sys
 from pathlib import Path
 from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
@@ -135,6 +149,10 @@ class Reader(TopicLensApp):
         seen["worker connection"] = self.screen.loader._worker_store is not None
         found = {{m.split(".")[0] for m in sys.modules}} & set({DEFERRED!r})
         seen["deferred"] = sorted(found | (set(sys.modules) & set({DEFERRED_OWN!r})))
+        # the terminal gate's pattern (~2M instructions to compile) is compiled by the
+        # first text it cannot pass as printable, not at start
+        patterns = [key[1] for key in re._cache if isinstance(key[1], str)]
+        seen["gate compiled"] = any("\\u202a-\\u202e" in p for p in patterns)
         super().on_ready()
 
 async def main():
@@ -143,7 +161,7 @@ async def main():
         async with app.run_test(size=(120, 34)) as pilot:
             await pilot.pause()
 asyncio.run(main())
-print(seen["rows"], seen["worker connection"])
+print(seen["rows"], seen["worker connection"], seen["gate compiled"])
 print(seen["deferred"])
 """
     env = {**os.environ, "TOPICLENS_HOME": str(reader_store.parent)}
@@ -152,10 +170,11 @@ print(seen["deferred"])
     )
     assert done.returncode == 0, done.stderr[-2000:]
     first, deferred = done.stdout.strip().splitlines()[-2:]
-    rows, worker_connection = first.split()
+    rows, worker_connection, gate_compiled = first.split()
     assert int(rows) > 0  # the first frame shows a topic's entries
     # the read-ahead of the neighbouring topics (the workers' own connection) waits for Ready
     assert worker_connection == "False"
+    assert gate_compiled == "False"
     assert deferred == "[]"
 
 

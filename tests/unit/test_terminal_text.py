@@ -109,3 +109,63 @@ def test_a_cut_fits_and_keeps_the_start(text: str, width: int):
     cut = fit_cells(text, width)
     assert cell_width(cut) <= width
     assert cut == text or text.startswith(cut.removesuffix("…"))
+
+
+def test_common_chinese_characters_are_measured_without_richs_table(monkeypatch):
+    # rich searches its table for each new character (some 30k instructions): the common
+    # Chinese characters (U+4E00-U+9FA5) take two cells in every Unicode version it knows
+    from rich._unicode_data._versions import VERSIONS
+    from rich.cells import get_character_cell_size
+    from rich.cells import load_cell_table as table
+    from topiclens import text as text_module
+
+    han = [chr(c) for c in range(0x4E00, 0x9FA6)]
+    for version in VERSIONS:
+        assert table(version).widths, version
+        assert {get_character_cell_size(ch, version) for ch in han} == {2}, version
+    asked: list[str] = []
+    monkeypatch.setattr(text_module, "get_character_cell_size", asked.append)
+    assert {text_module.char_cells(ch) for ch in han} == {2}
+    assert asked == []
+
+
+@given(
+    st.text(st.sampled_from(["a", " ", "，", "投", "\u0301", "\u200b", "ｱ", "\x00", "\U0001f469"])),
+    st.integers(0, 14),
+)
+def test_a_cut_without_joined_glyphs_is_richs_cut_measured_to_the_cut(text: str, width: int):
+    # a text without ZWJ or VS16 is one glyph a character (zero-width ones join the one
+    # before): cut as rich's grapheme split cuts it, without splitting the whole head
+    from rich.cells import cell_len, split_graphemes
+    from topiclens import text as text_module
+
+    expected = text
+    if len(text) > width // 2 and cell_len(text) > width:
+        budget, end, used = width - 1, 0, 0
+        for _, stop, cells in split_graphemes(text)[0]:
+            if used + cells > budget:
+                break
+            used, end = used + cells, stop
+        head = text[:end]
+        while head and cell_len(head) > budget:
+            head = head[:-1]
+        expected = head.rstrip(" ,，、：:;；") + "…"
+    split = text_module.split_graphemes
+    try:
+        text_module.split_graphemes = None  # type: ignore[assignment]  # not asked
+        assert fit_cells(text, width) == expected
+    finally:
+        text_module.split_graphemes = split
+
+
+def test_the_gate_passes_printable_text_without_its_pattern():
+    # the gate's pattern is compiled when first needed: a text printable once its tabs and
+    # newlines are set aside holds none of the characters it acts on
+    from topiclens import text as text_module
+
+    acted_on = re.compile(text_module._UNSAFE)
+    every = map(chr, range(sys.maxunicode + 1))
+    assert not [ch for ch in every if acted_on.match(ch) and ch.isprintable()]
+    for text in ("plain", "投机解码\twith a tab\nand lines", "ＡＩ　infra"):
+        assert terminal_text(text) == text
+    assert terminal_text("a\u202eb\x1b[2Jc\u00ad") == "a<U+202E>b[2Jc"

@@ -50,6 +50,8 @@ class KeyFooter(Widget):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, _screen: object) -> None:
+        if self._keys_at is None:
+            return  # never drawn: its first line reads the keys (twice before the first frame)
         width = self.size.width
         keys = self._keys()
         if self._keys_at != (width, keys):
