@@ -179,10 +179,10 @@ def _is_latin(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
-def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
-    """One regex for every surface form, built as a trie so that it runs in one pass and
-    prefers the longest form. A space in a form matches any whitespace or none; Latin
-    forms match whole words only."""
+def surface_branches(surfaces: Iterable[str]) -> dict[str, str]:
+    """The regex of the forms starting with each first character, built as a trie so that
+    it runs in one pass and prefers the longest form. A space in a form matches any
+    whitespace or none; Latin forms match whole words only."""
     trie: dict[str, Any] = {}
     for s in surfaces:
         node = trie
@@ -204,11 +204,23 @@ def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
     # Every branch starts with its literal first character, and a Latin form's word
     # guard is a look-behind over that character, so that the regex engine can skip
     # ahead to a possible first character (measured: 7x faster than the guard first)
-    top = []
+    branches = {}
     for ch in sorted(trie):
         guard = f"(?<![a-z0-9]{re.escape(ch)})" if _is_latin(ch) else ""
-        top.append(re.escape(ch) + guard + build(trie[ch], ch))
+        branches[ch] = re.escape(ch) + guard + build(trie[ch], ch)
+    return branches
+
+
+def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
+    """One regex for every surface form (:func:`surface_branches`, one after another)."""
+    top = surface_branches(surfaces).values()
     return re.compile("|".join(top) if top else r"(?!x)x")
+
+
+def surface_matchers(surfaces: Iterable[str]) -> dict[str, Callable[..., re.Match[str] | None]]:
+    """:func:`surface_pattern`'s ``match`` for a text at a position holding each first
+    character: the same match, as only the branch of that character can match there."""
+    return {ch: re.compile(branch).match for ch, branch in surface_branches(surfaces).items()}
 
 
 def surface_starts(surfaces: Iterable[str]) -> re.Pattern[str]:
@@ -323,6 +335,7 @@ class Tokenizer:
     def __init__(self, vocab: Vocabulary | None = None) -> None:
         self.vocab = vocab or vocabulary()
         self._surface_re = surface_pattern(self.vocab.surfaces)
+        self._surface_at = surface_matchers(self.vocab.surfaces)
         self._surface_start = surface_starts(self.vocab.surfaces)
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
         self._jieba: Any = None
@@ -501,13 +514,15 @@ class Tokenizer:
         """Where the concepts' forms are in ``folded`` text: the spans of
         ``surface_pattern(...).finditer(folded)``, the same ones (a test compares them),
         found about twice as fast: the whole pattern is tried only where a form can start
-        (:func:`surface_starts`), not at every character."""
+        (:func:`surface_starts`), not at every character, and there only the branch of the
+        character found (:func:`surface_matchers`), not each branch in turn."""
         find = self._surface_start.search
-        match = self._surface_re.match
+        match_at = self._surface_at
         pos = 0
         while (candidate := find(folded, pos)) is not None:
             start = candidate.start()
-            m = match(folded, start)  # (its look-behinds see the text before ``start``)
+            # (its look-behinds see the text before ``start``)
+            m = match_at[folded[start]](folded, start)
             if m is None:
                 pos = start + 1
             else:
