@@ -58,8 +58,20 @@ def terminal_line(text: str) -> str:
 
 def url_scheme(url: str) -> str:
     """The scheme of ``url`` in lower case ("" for a relative or unreadable URL)."""
+    url = url.strip()
+    # (most links are plain "http(s)://" in ASCII, without the brackets of an IPv6 host,
+    # the one thing urlsplit could refuse in them: their scheme is read without it, the
+    # same, tests/unit/test_parse_worker_same.py)
+    plain = url.isascii() and "[" not in url and "]" not in url
+    if plain and url.startswith(("https://", "http://")):
+        return "https" if url[4] == "s" else "http"
+    return split_scheme(url)
+
+
+def split_scheme(url: str) -> str:
+    """The scheme of ``url`` as urlsplit reads it, in lower case ("" when it refuses it)."""
     try:
-        return urlsplit(url.strip()).scheme.lower()
+        return urlsplit(url).scheme.lower()
     except ValueError:
         return ""
 
@@ -160,6 +172,9 @@ class _Renderer:
 
     def write(self, text: str) -> None:
         """Running text, its white space collapsed as a browser does."""
+        if not text.strip(" \t\n\r\f"):  # (white space alone, as between blocks: a space owed)
+            self.space = True
+            return
         # (the substitution replaces every single space too, which costs: it is made only
         # where there is more than a single space to collapse)
         if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text:
