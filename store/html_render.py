@@ -40,8 +40,11 @@ def terminal_safe(text: str) -> str:
         text = text.expandtabs(4)
     text = strip_escapes(text)
     # (every character removed is one str.isprintable refuses, and it is the faster test: a
-    # test, tests/unit/test_text_fast_paths.py, checks every code point)
-    return text if text.isprintable() else _CONTROLS.sub("", text)
+    # test, tests/unit/test_text_fast_paths.py, checks every code point; a newline, kept,
+    # is refused too, so text of several lines is tested without its newlines)
+    if text.isprintable() or text.replace("\n", "").isprintable():
+        return text
+    return _CONTROLS.sub("", text)
 
 
 def strip_escapes(text: str) -> str:
@@ -54,6 +57,29 @@ def strip_escapes(text: str) -> str:
 def terminal_line(text: str) -> str:
     """:func:`terminal_safe` on one line: every run of white space becomes one space."""
     return " ".join(terminal_safe(text).split())
+
+
+# An absolute http(s) URL of the plainest form: an ASCII host, then a path, query and
+# fragment of unreserved characters, each marker followed by something. urllib's join
+# gives such a URL back as it is whatever the base (it parses it and puts it together
+# again unchanged), so it needs no join (tests/unit/test_parse_worker_same.py).
+_PLAIN_URL = re.compile(
+    r"https?://[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]+)?(?:/[A-Za-z0-9._~%/-]*)?"
+    r"(?:\?[A-Za-z0-9._~%=&/-]+)?(?:#[A-Za-z0-9._~%=&/-]+)?"
+)
+
+
+def joins_unchanged(base: object, url: object) -> bool:
+    """Whether urllib's join of ``url`` against ``base`` is ``url`` itself, known without
+    joining: ``url`` an absolute http(s) URL of the plainest form, ``base`` a string that
+    urlsplit reads (a base it refuses makes the join fail)."""
+    if not (isinstance(url, str) and isinstance(base, str) and _PLAIN_URL.fullmatch(url)):
+        return False
+    try:
+        urlsplit(base)  # (urllib keeps what it split: a feed's one base is split once)
+    except ValueError:
+        return False
+    return True
 
 
 def url_scheme(url: str) -> str:

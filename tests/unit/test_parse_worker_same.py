@@ -4,8 +4,10 @@ fast paths as with the plain ways they stand for: every feed of feedparser's tes
 and of tests/data, and feeds shaped as the feeds bench writes them, read both ways.
 
 The fast paths: the text renderer passing over white space alone between blocks, a plain
-``http(s)://`` link's scheme read without urlsplit, and the tokenizer trying only the
-branch of the surface pattern for the character found where a concept's form can start.
+``http(s)://`` link's scheme read without urlsplit, an absolute link of the plainest form
+taken as it is where feedparser and :func:`http_url` would join it with its base (the
+join gives it back unchanged), and the tokenizer trying only the branch of the surface
+pattern for the character found where a concept's form can start.
 """
 
 from __future__ import annotations
@@ -17,15 +19,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import feedparser.mixin
+import feedparser.urls
 import pytest
 from helpers import DATA, FEED_HEADER, ROOT
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from topiclens.clustering.tokenize import Tokenizer
 from topiclens.feeds.fetch import Fetched, Validators
 from topiclens.feeds.refresh import parse_fetched
-from topiclens.store import html_render, html_text
-from topiclens.store.html_render import _SPACE, split_scheme, url_scheme
+from topiclens.store import feed_tuning, html_render, html_text, parsed_feed
+from topiclens.store.html_render import _SPACE, joins_unchanged, split_scheme, url_scheme
 from topiclens.store.models import Feed
 
 NOW = 1764547200.0
@@ -76,6 +80,8 @@ def plain_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(html_render, "url_scheme", _plain_scheme)
     monkeypatch.setattr(html_text, "url_scheme", _plain_scheme)
     monkeypatch.setattr(Tokenizer, "concept_spans", _plain_spans)
+    monkeypatch.setattr(feedparser.mixin, "_urljoin", feed_tuning._cached_urljoin)
+    monkeypatch.setattr(parsed_feed, "joins_unchanged", lambda base, url: False)
 
 
 def bench_feeds(folder: Path, count: int, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
@@ -134,3 +140,34 @@ def test_a_links_scheme_where_the_fast_path_must_not_answer():
         assert url_scheme(url) == _plain_scheme(url), url
     assert url_scheme("https://[::1") == ""  # (urlsplit refuses a broken IPv6 host)
     assert url_scheme("  https://example.org/a b") == "https"
+
+
+_LINK_PIECES = st.sampled_from(
+    ["https://", "http://", "HTTP://", "example.org", "a-b.c", ":8080", ":", "/", "//", "/a",
+     "/..", "/./", "?", "?q=1&r=2", "#", "#x", ";p", "%2f", "[", "]", "é", " ", "\t", "\n",
+     "@", "..", "~", "mailto:", "javascript:", ""]
+)  # fmt: skip
+_BASES = ["", "http://example.org/blog/", "https://a.b/c?d#e", "file:///tmp/f.xml", "http://[::1/"]
+
+
+@settings(max_examples=1000, deadline=None)
+@example("https://example.org/a?", "http://example.org/blog/")
+@example("https://example.org/a#x", "http://[::1/")
+@given(st.lists(_LINK_PIECES, max_size=8).map("".join), st.sampled_from(_BASES))
+def test_a_link_taken_as_it_is_is_what_the_joins_give(url: str, base: str):
+    if joins_unchanged(base, url):
+        assert feedparser.urls._urljoin(base, url) == url
+        assert parsed_feed.http_url(url, base or None) == url
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(parsed_feed, "joins_unchanged", lambda base, url: False)
+            assert parsed_feed.http_url(url, base or None) == url
+
+
+def test_links_the_joins_would_change_are_joined():
+    base = "http://example.org/blog/"
+    assert joins_unchanged(base, "https://example.org/posts/1#details")
+    changed = ["https://example.org/a?", "https://example.org/a#", "https://x/a/../b;p",
+               "HTTPS://example.org/", "https://exämple.org/", "/a", "https:///a"]  # fmt: skip
+    for url in changed:
+        assert not joins_unchanged(base, url), url
+    assert not joins_unchanged("http://[::1/", "https://example.org/")  # (the join fails)
