@@ -41,8 +41,13 @@ ASSET_FILES = (
 USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better here
 
 # the pieces of a text between concept forms: a run of Chinese characters, or an English
-# identifier (which starts with a-z)
-_PIECE_TEXTS = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*")
+# identifier (which starts with a-z); written as one class of first characters, then what
+# follows each kind, so that the regex engine skips to a first character instead of trying
+# the pattern at every position (the same matches as
+# "[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*", tests/unit/test_tokenize_same.py)
+_PIECE_TEXTS = re.compile(
+    rf"[{HAN}a-z](?:(?<=[a-z])(?<![a-z0-9][a-z])[a-z0-9]*(?:[-_.+][a-z0-9]+)*|(?<=[{HAN}])[{HAN}]*)"
+)
 # the characters of the texts a memo of Tokenizer holds (a bound on its memory: about 20 MB
 # for the bigrams' memo), forgotten all at once when reached
 MEMO_CHARS = 200_000
@@ -226,12 +231,16 @@ def surface_matchers(surfaces: Iterable[str]) -> dict[str, Callable[..., re.Matc
 def surface_starts(surfaces: Iterable[str]) -> re.Pattern[str]:
     """Where a match of :func:`surface_pattern` can start: a first character of a form, a
     Latin one only where the form's word guard lets it. A superset of the pattern's own
-    starts, found faster (one character class, not the whole trie at every position)."""
+    starts, found faster (one character class, not the whole trie at every position).
+    A Latin start's match runs on to the end of its word: no form can start inside it (each
+    of its characters has a letter or digit before it), so a search goes on from there."""
     firsts = sorted({s[0] for s in surfaces if s})
+    every = "".join(re.escape(ch) for ch in firsts)
     latin = "".join(re.escape(ch) for ch in firsts if _is_latin(ch))
-    other = "".join(re.escape(ch) for ch in firsts if not _is_latin(ch))
-    parts = ([f"[{latin}](?<![a-z0-9].)"] if latin else []) + ([f"[{other}]"] if other else [])
-    return re.compile("|".join(parts) if parts else r"(?!x)x")
+    if not latin:
+        return re.compile(f"[{every}]" if every else r"(?!x)x")
+    # (one class first, so that the regex engine skips to a first character)
+    return re.compile(f"[{every}](?<![a-z0-9][{latin}])(?:(?<=[{latin}])[a-z0-9]*)?")
 
 
 def boilerplate_pattern(patterns: list[str]) -> re.Pattern[str]:
@@ -516,16 +525,15 @@ class Tokenizer:
         found about twice as fast: the whole pattern is tried only where a form can start
         (:func:`surface_starts`), not at every character, and there only the branch of the
         character found (:func:`surface_matchers`), not each branch in turn."""
-        find = self._surface_start.search
         match_at = self._surface_at
         pos = 0
-        while (candidate := find(folded, pos)) is not None:
+        for candidate in self._surface_start.finditer(folded):
             start = candidate.start()
+            if start < pos:  # (inside a form found)
+                continue
             # (its look-behinds see the text before ``start``)
             m = match_at[folded[start]](folded, start)
-            if m is None:
-                pos = start + 1
-            else:
+            if m is not None:
                 pos = m.end()
                 yield start, pos
 
