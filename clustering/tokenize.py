@@ -52,7 +52,9 @@ _PIECE_TEXTS = re.compile(
 # for the bigrams' memo), forgotten all at once when reached
 MEMO_CHARS = 200_000
 _SPACE = re.compile(r"\s+")
-_HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
+# (one character, then the rest: a pattern that opens with a class lets the regex engine
+# skip to a Chinese character, where "{2,}" tries every position; the same matches)
+_HAN_RUN = re.compile(rf"[{HAN}][{HAN}]+")
 # every character whose fold holds a Chinese character (a test checks every code point): a
 # text with none of them has no Chinese run once folded, and is not folded for bigrams
 _MAY_FOLD_TO_HAN = re.compile(
@@ -133,6 +135,8 @@ class Vocabulary:
     stopwords: frozenset[str] = frozenset()
     curator: frozenset[str] = frozenset()  # verdicts dropped whole, pieces and all
     boilerplate: re.Pattern[str] | None = None
+    # a character every boilerplate match starts with, found in one pass (None: any)
+    boilerplate_starts: re.Pattern[str] | None = None
     version: str = ""
 
     def display(self, token: str) -> str:
@@ -243,6 +247,18 @@ def surface_starts(surfaces: Iterable[str]) -> re.Pattern[str]:
     return re.compile(f"[{every}](?<![a-z0-9][{latin}])(?:(?<=[{latin}])[a-z0-9]*)?")
 
 
+def boilerplate_starts(patterns: list[str]) -> re.Pattern[str] | None:
+    """The characters a match of :func:`boilerplate_pattern` can start with, as one class
+    (None when :func:`first_chars` cannot tell for every pattern)."""
+    firsts: set[str] = set()
+    for p in patterns:
+        chars = first_chars(p)
+        if chars is None:
+            return None
+        firsts |= chars
+    return re.compile(f"[{''.join(re.escape(c) for c in sorted(firsts))}]") if firsts else None
+
+
 def boilerplate_pattern(patterns: list[str]) -> re.Pattern[str]:
     """One regex for every boilerplate pattern. It starts with a look-ahead for the
     characters a match can start with, when :func:`first_chars` finds them: the regex
@@ -327,6 +343,7 @@ def vocabulary() -> Vocabulary:
         stopwords=stop,
         curator=frozenset(fold(w) for w in _lines(texts["curator_words.txt"])),
         boilerplate=boilerplate_pattern(patterns) if patterns else None,
+        boilerplate_starts=boilerplate_starts(patterns) if patterns else None,
         version=digest.hexdigest()[:16],
     )
 
@@ -505,9 +522,7 @@ class Tokenizer:
         folded = fold(text)
         if not _HAN_RUN.search(folded):  # most English texts: no bigram, no boilerplate pass
             return []
-        if self.vocab.boilerplate is not None:
-            folded = self.vocab.boilerplate.sub(" ", folded)
-        return self._bigrams_in(folded)
+        return self._bigrams_in(self._cut_boilerplate(folded))
 
     def _bigrams_in(self, folded: str) -> list[str]:
         """:meth:`bigrams` of text folded and cut already, each run's from the memo."""
@@ -542,10 +557,16 @@ class Tokenizer:
 
     def _cleaned(self, text: str) -> str:
         """``text`` folded, its boilerplate cut: what tokens and bigrams are made from."""
-        folded = fold(text)
-        if self.vocab.boilerplate is not None:
-            folded = self.vocab.boilerplate.sub(" ", folded)
-        return folded
+        return self._cut_boilerplate(fold(text))
+
+    def _cut_boilerplate(self, folded: str) -> str:
+        """``folded`` without the boilerplate phrasing (``assets/boilerplate.txt``)."""
+        pattern, starts = self.vocab.boilerplate, self.vocab.boilerplate_starts
+        # (a text without a character a match can start with, as most English ones, is
+        # passed over in one quick scan instead of the pattern tried at every position)
+        if pattern is None or (starts is not None and starts.search(folded) is None):
+            return folded
+        return pattern.sub(" ", folded)
 
     def _tokens(self, folded: str) -> list[str]:
         out: list[str] = []

@@ -6,8 +6,11 @@ and of tests/data, and feeds shaped as the feeds bench writes them, read both wa
 The fast paths: the text renderer passing over white space alone between blocks, a plain
 ``http(s)://`` link's scheme read without urlsplit, an absolute link of the plainest form
 taken as it is where feedparser and :func:`http_url` would join it with its base (the
-join gives it back unchanged), and the tokenizer trying only the branch of the surface
-pattern for the character found where a concept's form can start.
+join gives it back unchanged), the tokenizer trying only the branch of the surface
+pattern for the character found where a concept's form can start, patterns that open with
+a class of characters where they opened with a repeat or a look-ahead (the regex engine
+skips to a first character), and the boilerplate pattern passed over for a text holding
+none of its first characters.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ import pytest
 from helpers import DATA, FEED_HEADER, ROOT
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from topiclens.clustering.tokenize import Tokenizer
+from topiclens.clustering import tokenize
+from topiclens.clustering.tokenize import HAN, Tokenizer, default_tokenizer
 from topiclens.feeds.fetch import Fetched, Validators
 from topiclens.feeds.refresh import parse_fetched
-from topiclens.store import feed_tuning, html_render, html_text, parsed_feed
+from topiclens.store import feed_entries, feed_tuning, html_render, html_text, parsed_feed
+from topiclens.store import text as store_text
 from topiclens.store.html_render import _SPACE, joins_unchanged, split_scheme, url_scheme
 from topiclens.store.models import Feed
 
@@ -82,6 +87,12 @@ def plain_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Tokenizer, "concept_spans", _plain_spans)
     monkeypatch.setattr(feedparser.mixin, "_urljoin", feed_tuning._cached_urljoin)
     monkeypatch.setattr(parsed_feed, "joins_unchanged", lambda base, url: False)
+    monkeypatch.setattr(tokenize, "_HAN_RUN", re.compile(rf"[{HAN}]{{2,}}"))
+    plain_pieces = rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*"
+    monkeypatch.setattr(tokenize, "_PIECE_TEXTS", re.compile(plain_pieces))
+    monkeypatch.setattr(default_tokenizer().vocab, "boilerplate_starts", None)
+    monkeypatch.setattr(feed_entries, "_LINK_MARK", re.compile(r" ?\[\d+\]"))
+    monkeypatch.setattr(store_text, "_CJK_RUN", f"[{HAN}]+")
 
 
 def bench_feeds(folder: Path, count: int, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
@@ -171,3 +182,10 @@ def test_links_the_joins_would_change_are_joined():
     for url in changed:
         assert not joins_unchanged(base, url), url
     assert not joins_unchanged("http://[::1/", "https://example.org/")  # (the join fails)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([" ", "  ", "[", "]", "1", "23", "a", "\n", "[]"]), max_size=12))
+def test_link_references_are_removed_as_the_plain_pattern_removes_them(pieces: list[str]):
+    text = "".join(pieces)
+    assert feed_entries._LINK_MARK.sub("", text) == re.sub(r" ?\[\d+\]", "", text)
