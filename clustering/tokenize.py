@@ -41,13 +41,20 @@ ASSET_FILES = (
 USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better here
 
 # the pieces of a text between concept forms: a run of Chinese characters, or an English
-# identifier (which starts with a-z)
-_PIECE_TEXTS = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*")
+# identifier (which starts with a-z); written as one class of first characters, then what
+# follows each kind, so that the regex engine skips to a first character instead of trying
+# the pattern at every position (the same matches as
+# "[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*", tests/unit/test_tokenize_same.py)
+_PIECE_TEXTS = re.compile(
+    rf"[{HAN}a-z](?:(?<=[a-z])(?<![a-z0-9][a-z])[a-z0-9]*(?:[-_.+][a-z0-9]+)*|(?<=[{HAN}])[{HAN}]*)"
+)
 # the characters of the texts a memo of Tokenizer holds (a bound on its memory: about 20 MB
 # for the bigrams' memo), forgotten all at once when reached
 MEMO_CHARS = 200_000
 _SPACE = re.compile(r"\s+")
-_HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
+# (one character, then the rest: a pattern that opens with a class lets the regex engine
+# skip to a Chinese character, where "{2,}" tries every position; the same matches)
+_HAN_RUN = re.compile(rf"[{HAN}][{HAN}]+")
 # every character whose fold holds a Chinese character (a test checks every code point): a
 # text with none of them has no Chinese run once folded, and is not folded for bigrams
 _MAY_FOLD_TO_HAN = re.compile(
@@ -128,6 +135,8 @@ class Vocabulary:
     stopwords: frozenset[str] = frozenset()
     curator: frozenset[str] = frozenset()  # verdicts dropped whole, pieces and all
     boilerplate: re.Pattern[str] | None = None
+    # a character every boilerplate match starts with, found in one pass (None: any)
+    boilerplate_starts: re.Pattern[str] | None = None
     version: str = ""
 
     def display(self, token: str) -> str:
@@ -179,10 +188,10 @@ def _is_latin(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
-def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
-    """One regex for every surface form, built as a trie so that it runs in one pass and
-    prefers the longest form. A space in a form matches any whitespace or none; Latin
-    forms match whole words only."""
+def surface_branches(surfaces: Iterable[str]) -> dict[str, str]:
+    """The regex of the forms starting with each first character, built as a trie so that
+    it runs in one pass and prefers the longest form. A space in a form matches any
+    whitespace or none; Latin forms match whole words only."""
     trie: dict[str, Any] = {}
     for s in surfaces:
         node = trie
@@ -204,22 +213,50 @@ def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
     # Every branch starts with its literal first character, and a Latin form's word
     # guard is a look-behind over that character, so that the regex engine can skip
     # ahead to a possible first character (measured: 7x faster than the guard first)
-    top = []
+    branches = {}
     for ch in sorted(trie):
         guard = f"(?<![a-z0-9]{re.escape(ch)})" if _is_latin(ch) else ""
-        top.append(re.escape(ch) + guard + build(trie[ch], ch))
+        branches[ch] = re.escape(ch) + guard + build(trie[ch], ch)
+    return branches
+
+
+def surface_pattern(surfaces: Iterable[str]) -> re.Pattern[str]:
+    """One regex for every surface form (:func:`surface_branches`, one after another)."""
+    top = surface_branches(surfaces).values()
     return re.compile("|".join(top) if top else r"(?!x)x")
+
+
+def surface_matchers(surfaces: Iterable[str]) -> dict[str, Callable[..., re.Match[str] | None]]:
+    """:func:`surface_pattern`'s ``match`` for a text at a position holding each first
+    character: the same match, as only the branch of that character can match there."""
+    return {ch: re.compile(branch).match for ch, branch in surface_branches(surfaces).items()}
 
 
 def surface_starts(surfaces: Iterable[str]) -> re.Pattern[str]:
     """Where a match of :func:`surface_pattern` can start: a first character of a form, a
     Latin one only where the form's word guard lets it. A superset of the pattern's own
-    starts, found faster (one character class, not the whole trie at every position)."""
+    starts, found faster (one character class, not the whole trie at every position).
+    A Latin start's match runs on to the end of its word: no form can start inside it (each
+    of its characters has a letter or digit before it), so a search goes on from there."""
     firsts = sorted({s[0] for s in surfaces if s})
+    every = "".join(re.escape(ch) for ch in firsts)
     latin = "".join(re.escape(ch) for ch in firsts if _is_latin(ch))
-    other = "".join(re.escape(ch) for ch in firsts if not _is_latin(ch))
-    parts = ([f"[{latin}](?<![a-z0-9].)"] if latin else []) + ([f"[{other}]"] if other else [])
-    return re.compile("|".join(parts) if parts else r"(?!x)x")
+    if not latin:
+        return re.compile(f"[{every}]" if every else r"(?!x)x")
+    # (one class first, so that the regex engine skips to a first character)
+    return re.compile(f"[{every}](?<![a-z0-9][{latin}])(?:(?<=[{latin}])[a-z0-9]*)?")
+
+
+def boilerplate_starts(patterns: list[str]) -> re.Pattern[str] | None:
+    """The characters a match of :func:`boilerplate_pattern` can start with, as one class
+    (None when :func:`first_chars` cannot tell for every pattern)."""
+    firsts: set[str] = set()
+    for p in patterns:
+        chars = first_chars(p)
+        if chars is None:
+            return None
+        firsts |= chars
+    return re.compile(f"[{''.join(re.escape(c) for c in sorted(firsts))}]") if firsts else None
 
 
 def boilerplate_pattern(patterns: list[str]) -> re.Pattern[str]:
@@ -306,6 +343,7 @@ def vocabulary() -> Vocabulary:
         stopwords=stop,
         curator=frozenset(fold(w) for w in _lines(texts["curator_words.txt"])),
         boilerplate=boilerplate_pattern(patterns) if patterns else None,
+        boilerplate_starts=boilerplate_starts(patterns) if patterns else None,
         version=digest.hexdigest()[:16],
     )
 
@@ -323,6 +361,7 @@ class Tokenizer:
     def __init__(self, vocab: Vocabulary | None = None) -> None:
         self.vocab = vocab or vocabulary()
         self._surface_re = surface_pattern(self.vocab.surfaces)
+        self._surface_at = surface_matchers(self.vocab.surfaces)
         self._surface_start = surface_starts(self.vocab.surfaces)
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
         self._jieba: Any = None
@@ -483,9 +522,7 @@ class Tokenizer:
         folded = fold(text)
         if not _HAN_RUN.search(folded):  # most English texts: no bigram, no boilerplate pass
             return []
-        if self.vocab.boilerplate is not None:
-            folded = self.vocab.boilerplate.sub(" ", folded)
-        return self._bigrams_in(folded)
+        return self._bigrams_in(self._cut_boilerplate(folded))
 
     def _bigrams_in(self, folded: str) -> list[str]:
         """:meth:`bigrams` of text folded and cut already, each run's from the memo."""
@@ -501,16 +538,17 @@ class Tokenizer:
         """Where the concepts' forms are in ``folded`` text: the spans of
         ``surface_pattern(...).finditer(folded)``, the same ones (a test compares them),
         found about twice as fast: the whole pattern is tried only where a form can start
-        (:func:`surface_starts`), not at every character."""
-        find = self._surface_start.search
-        match = self._surface_re.match
+        (:func:`surface_starts`), not at every character, and there only the branch of the
+        character found (:func:`surface_matchers`), not each branch in turn."""
+        match_at = self._surface_at
         pos = 0
-        while (candidate := find(folded, pos)) is not None:
+        for candidate in self._surface_start.finditer(folded):
             start = candidate.start()
-            m = match(folded, start)  # (its look-behinds see the text before ``start``)
-            if m is None:
-                pos = start + 1
-            else:
+            if start < pos:  # (inside a form found)
+                continue
+            # (its look-behinds see the text before ``start``)
+            m = match_at[folded[start]](folded, start)
+            if m is not None:
                 pos = m.end()
                 yield start, pos
 
@@ -519,10 +557,16 @@ class Tokenizer:
 
     def _cleaned(self, text: str) -> str:
         """``text`` folded, its boilerplate cut: what tokens and bigrams are made from."""
-        folded = fold(text)
-        if self.vocab.boilerplate is not None:
-            folded = self.vocab.boilerplate.sub(" ", folded)
-        return folded
+        return self._cut_boilerplate(fold(text))
+
+    def _cut_boilerplate(self, folded: str) -> str:
+        """``folded`` without the boilerplate phrasing (``assets/boilerplate.txt``)."""
+        pattern, starts = self.vocab.boilerplate, self.vocab.boilerplate_starts
+        # (a text without a character a match can start with, as most English ones, is
+        # passed over in one quick scan instead of the pattern tried at every position)
+        if pattern is None or (starts is not None and starts.search(folded) is None):
+            return folded
+        return pattern.sub(" ", folded)
 
     def _tokens(self, folded: str) -> list[str]:
         out: list[str] = []

@@ -134,7 +134,8 @@ def read_date(
     text = " ".join(text.split())
     if not text:
         return None
-    text = _COMMENT.sub("", text)
+    if text.endswith(")"):  # (the comment ends the text, which has no space left at its end)
+        text = _COMMENT.sub("", text)
     naive = _CHINA if chinese else 0
     when: _dt.datetime | None = None
     if _EPOCH.match(text):

@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 START_CHARS = 500
 # what html_to_text adds that says nothing about the subject: link references "[1]", and
 # the list of links at the end
-_LINK_MARK = re.compile(r" ?\[\d+\]")
+# (two alternatives that open with a character, not " ?", so that the regex engine skips to
+# a space or a bracket instead of trying every position; the same matches)
+_LINK_MARK = re.compile(r" \[\d+\]|\[\d+\]")
 _LINK_LIST = re.compile(r"\n\nLinks:\n(?:\[\d+\] \S*\n?)+\Z")
 
 

@@ -22,6 +22,8 @@ import feedparser.namespaces._base
 import feedparser.urls
 from feedparser.util import FeedParserDict
 
+from .html_render import joins_unchanged
+
 # Strings longer than this together are joined each time, not kept.
 CACHED_URI_CHARS = 2048
 
@@ -47,7 +49,18 @@ def cached_join(join: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 # feedparser resolves each link and permalink guid against the base URL through
 # urllib.parse; a feed's guid is most often its link, joined again. The join is cached
 # (tests/unit/test_feedparser_speedups.py reads every test feed both ways).
-feedparser.mixin._urljoin = cached_join(feedparser.urls._urljoin)  # type: ignore[attr-defined]  # (resolve_uri calls it)
+_cached_urljoin = cached_join(feedparser.urls._urljoin)
+
+
+def _urljoin(base: Any, uri: Any) -> Any:
+    # (most links are absolute URLs of the plainest form, each met once: the join would
+    # give them back unchanged, tests/unit/test_parse_worker_same.py)
+    if joins_unchanged(base, uri):
+        return uri
+    return _cached_urljoin(base, uri)
+
+
+feedparser.mixin._urljoin = _urljoin  # type: ignore[attr-defined]  # (resolve_uri calls it)
 
 
 # feedparser maps the C1 control characters of every value it reads to the characters

@@ -40,8 +40,11 @@ def terminal_safe(text: str) -> str:
         text = text.expandtabs(4)
     text = strip_escapes(text)
     # (every character removed is one str.isprintable refuses, and it is the faster test: a
-    # test, tests/unit/test_text_fast_paths.py, checks every code point)
-    return text if text.isprintable() else _CONTROLS.sub("", text)
+    # test, tests/unit/test_text_fast_paths.py, checks every code point; a newline, kept,
+    # is refused too, so text of several lines is tested without its newlines)
+    if text.isprintable() or text.replace("\n", "").isprintable():
+        return text
+    return _CONTROLS.sub("", text)
 
 
 def strip_escapes(text: str) -> str:
@@ -56,10 +59,45 @@ def terminal_line(text: str) -> str:
     return " ".join(terminal_safe(text).split())
 
 
+# An absolute http(s) URL of the plainest form: an ASCII host, then a path, query and
+# fragment of unreserved characters, each marker followed by something. urllib's join
+# gives such a URL back as it is whatever the base (it parses it and puts it together
+# again unchanged), so it needs no join (tests/unit/test_parse_worker_same.py).
+_PLAIN_URL = re.compile(
+    r"https?://[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]+)?(?:/[A-Za-z0-9._~%/-]*)?"
+    r"(?:\?[A-Za-z0-9._~%=&/-]+)?(?:#[A-Za-z0-9._~%=&/-]+)?"
+)
+
+
+def joins_unchanged(base: object, url: object) -> bool:
+    """Whether urllib's join of ``url`` against ``base`` is ``url`` itself, known without
+    joining: ``url`` an absolute http(s) URL of the plainest form, ``base`` a string that
+    urlsplit reads (a base it refuses makes the join fail)."""
+    if not (isinstance(url, str) and isinstance(base, str) and _PLAIN_URL.fullmatch(url)):
+        return False
+    try:
+        urlsplit(base)  # (urllib keeps what it split: a feed's one base is split once)
+    except ValueError:
+        return False
+    return True
+
+
 def url_scheme(url: str) -> str:
     """The scheme of ``url`` in lower case ("" for a relative or unreadable URL)."""
+    url = url.strip()
+    # (most links are plain "http(s)://" in ASCII, without the brackets of an IPv6 host,
+    # the one thing urlsplit could refuse in them: their scheme is read without it, the
+    # same, tests/unit/test_parse_worker_same.py)
+    plain = url.isascii() and "[" not in url and "]" not in url
+    if plain and url.startswith(("https://", "http://")):
+        return "https" if url[4] == "s" else "http"
+    return split_scheme(url)
+
+
+def split_scheme(url: str) -> str:
+    """The scheme of ``url`` as urlsplit reads it, in lower case ("" when it refuses it)."""
     try:
-        return urlsplit(url.strip()).scheme.lower()
+        return urlsplit(url).scheme.lower()
     except ValueError:
         return ""
 
@@ -160,6 +198,9 @@ class _Renderer:
 
     def write(self, text: str) -> None:
         """Running text, its white space collapsed as a browser does."""
+        if not text.strip(" \t\n\r\f"):  # (white space alone, as between blocks: a space owed)
+            self.space = True
+            return
         # (the substitution replaces every single space too, which costs: it is made only
         # where there is more than a single space to collapse)
         if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text:

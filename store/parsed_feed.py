@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from .feed_dates import DateFallback, Unreadable, read_date
+from .html_render import joins_unchanged
 from .html_text import html_to_text, sanitize_html, terminal_line, terminal_safe, text_of_sanitized
 from .models import Problem
 from .text import detect_language
@@ -70,6 +71,9 @@ def http_url(url: Any, base: str | None = None) -> str | None:
     url = url.strip()
     if not url:
         return None
+    # (an absolute http(s) URL that no join or split would change, as most links are)
+    if len(url) <= 4096 and joins_unchanged(base or "", url):
+        return url
     if base:
         try:
             url = urljoin(base, url)

@@ -13,7 +13,7 @@ from topiclens.text import HAN, cell_width, fit_cells
 
 # The patterns only an import uses are strings, compiled on first use by re's own cache:
 # compiled here they would cost every start of the reader ~3 ms (the Chinese ranges most).
-_CJK_RUN = f"[{HAN}]+"
+_CJK_RUN = f"[{HAN}][{HAN}]*"  # (one, then the rest: the regex engine skips to the first)
 _LATIN_WORD = r"[A-Za-z][A-Za-z0-9\-_.+]*"
 _WS = r"\s+"
 

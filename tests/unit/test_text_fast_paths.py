@@ -41,6 +41,7 @@ def test_every_character_terminal_text_removes_is_one_that_is_not_printable():
 
 @given(st.text())
 @example("plain words")
+@example("two\nlines, each printable\n")
 @example("a\x00b\x07 c\x7f\n")
 @example("a\u202etxt.exe\x1b[31m red\tend\n")
 def test_terminal_text_is_the_same_as_removing_each_control(text: str):

@@ -17,10 +17,17 @@ from pathlib import Path
 
 import pytest
 from helpers import DATA
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from plain_tokenizer import Reference
-from topiclens.clustering.tokenize import Tokenizer, fold, surface_pattern, surface_starts
+from topiclens.clustering.tokenize import (
+    _PIECE_TEXTS,
+    HAN,
+    Tokenizer,
+    fold,
+    surface_pattern,
+    surface_starts,
+)
 from topiclens.store.feed_entries import feed_scope, item
 from topiclens.store.feed_parse import NotAFeed, parse_feed
 from topiclens.store.importer import bundled_paths
@@ -147,3 +154,15 @@ def test_the_same_tokens_on_any_mix_of_scripts_and_symbols(
 ):
     for text in texts:
         assert tk(text) == ref.tokens(text)
+
+
+# the pieces between concept forms, as written plainly: a Chinese run, or an identifier
+# that starts with a-z where no letter or digit comes before it
+_PLAIN_PIECES = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*")
+
+
+@settings(max_examples=400, deadline=None)
+@given(_MIXED.map(fold))
+@example("kv缓存a1 b-2c 中文x.y_z 9ab a")
+def test_the_pieces_between_forms_are_the_plain_patterns_matches(text: str):
+    assert _PIECE_TEXTS.findall(text) == _PLAIN_PIECES.findall(text)
