@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .connection import Database
 from .errors import StoreError
-from .models import Bookmark
+from .models import Bookmark, Record
 
 READ_MARKS_KEPT = 20  # "mark everything read" that undo can take back, the latest kept
 
@@ -229,12 +229,15 @@ def mark_all_read(db: Database) -> int:
         return len(changed)
 
 
-class ReadMark(NamedTuple):
+class ReadMark(Record):
     """A logged "mark everything read": its id, when, and how many entries it changed."""
 
-    mark_id: int
-    made_at: float
-    count: int
+    __slots__ = ("count", "made_at", "mark_id")
+
+    def __init__(self, mark_id: int, made_at: float, count: int) -> None:
+        self.mark_id = mark_id
+        self.made_at = made_at
+        self.count = count
 
 
 def last_read_mark(db: Database) -> ReadMark | None:

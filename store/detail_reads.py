@@ -2,22 +2,29 @@
 query: its place in its topic, its similar entries, its bookmark and its note (four
 queries on their own, each a round trip through the connection's lock and retry)."""
 
-from typing import NamedTuple
-
 from .connection import Database
 from .json_loads import loads
-from .models import Assignment, Bookmark
+from .models import Assignment, Bookmark, Record
 from .similar_rows import read as read_similar
 
 
-class EntryMarks(NamedTuple):
+class EntryMarks(Record):
     """:meth:`Store.assignment`, :meth:`Store.similar`, :meth:`Store.bookmark` and
     :meth:`Store.note` of one entry, read together."""
 
-    assignment: Assignment | None
-    similar: list[tuple[str, float]]
-    bookmark: Bookmark | None
-    note: str
+    __slots__ = ("assignment", "bookmark", "note", "similar")
+
+    def __init__(
+        self,
+        assignment: Assignment | None,
+        similar: list[tuple[str, float]],
+        bookmark: Bookmark | None,
+        note: str,
+    ) -> None:
+        self.assignment = assignment
+        self.similar = similar
+        self.bookmark = bookmark
+        self.note = note
 
 
 # one row whatever the entry has: each table joined to the id on its own

@@ -124,6 +124,27 @@ def test_reader_entry_points_make_no_feed_record():
     assert eval(done.stdout.strip()) == [False, "https://example.org/feed"]  # a printed list
 
 
+def test_reader_entry_points_make_only_these_named_tuples():
+    # each typing NamedTuple costs ~0.85M instructions to make (a plain class with slots
+    # over store.models.Record less than half): the start's other records are such classes
+    assert classes_made_at_start(
+        "typing", "issubclass(value, tuple) and hasattr(value, '_fields')"
+    ) == [
+        "topiclens.store.bookmarks.Marks",
+        "topiclens.store.bookmarks.Note",
+        "topiclens.store.models.Assignment",
+        "topiclens.store.models.Bookmark",
+        "topiclens.store.models.Content",
+        "topiclens.store.models.Problem",
+        "topiclens.store.models.Topic",
+        "topiclens.tui.commands.Command",
+        "topiclens.tui.model.Rows",
+        "topiclens.tui.model.View",
+        "topiclens.tui.views.RowFilter",
+        "topiclens.tui.widgets.topic_list.TopicItem",
+    ]
+
+
 def test_reader_entry_points_make_no_named_tuple_of_annotation_strings():
     # typing compiles each field's annotation string into a ForwardRef (a module with
     # `from __future__ import annotations`): the start's records have runtime types
