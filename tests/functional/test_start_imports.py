@@ -137,7 +137,6 @@ def test_reader_entry_points_make_only_these_named_tuples():
         "topiclens.store.models.Content",
         "topiclens.store.models.Problem",
         "topiclens.store.models.Topic",
-        "topiclens.tui.commands.Command",
         "topiclens.tui.model.Rows",
         "topiclens.tui.model.View",
         "topiclens.tui.views.RowFilter",
