@@ -140,7 +140,6 @@ def test_reader_entry_points_make_only_these_named_tuples():
         "topiclens.tui.model.Rows",
         "topiclens.tui.model.View",
         "topiclens.tui.views.RowFilter",
-        "topiclens.tui.widgets.topic_list.TopicItem",
     ]
 
 
