@@ -11,11 +11,9 @@ import time
 from collections.abc import Iterable
 from typing import NamedTuple
 
-import orjson
-
 from .connection import Database
 from .errors import StoreError
-from .models import Bookmark
+from .models import Bookmark, Record
 
 READ_MARKS_KEPT = 20  # "mark everything read" that undo can take back, the latest kept
 
@@ -218,6 +216,8 @@ def mark_all_read(db: Database) -> int:
             "INSERT OR IGNORE INTO read_state(entry_id, read_at) SELECT id, ? FROM entries",
             (now,),
         )
+        import orjson  # loaded on first use: it imports json (not needed at start)
+
         conn.execute(
             "INSERT INTO read_marks(made_at, entries) VALUES (?, ?)",
             (now, orjson.dumps(changed).decode()),
@@ -229,12 +229,15 @@ def mark_all_read(db: Database) -> int:
         return len(changed)
 
 
-class ReadMark(NamedTuple):
+class ReadMark(Record):
     """A logged "mark everything read": its id, when, and how many entries it changed."""
 
-    mark_id: int
-    made_at: float
-    count: int
+    __slots__ = ("count", "made_at", "mark_id")
+
+    def __init__(self, mark_id: int, made_at: float, count: int) -> None:
+        self.mark_id = mark_id
+        self.made_at = made_at
+        self.count = count
 
 
 def last_read_mark(db: Database) -> ReadMark | None:
@@ -256,6 +259,8 @@ def undo_mark_all_read(db: Database) -> int | None:
         if row is None:
             return None
         mark_id, made_at, blob = row
+        import orjson  # loaded on first use: it imports json (not needed at start)
+
         rows = [(eid, made_at) for eid in orjson.loads(blob)]
         before = conn.total_changes
         conn.executemany("DELETE FROM read_state WHERE entry_id = ? AND read_at = ?", rows)

@@ -2,23 +2,29 @@
 query: its place in its topic, its similar entries, its bookmark and its note (four
 queries on their own, each a round trip through the connection's lock and retry)."""
 
-from typing import NamedTuple
-
-import orjson
-
 from .connection import Database
-from .models import Assignment, Bookmark
+from .json_loads import loads
+from .models import Assignment, Bookmark, Record
 from .similar_rows import read as read_similar
 
 
-class EntryMarks(NamedTuple):
+class EntryMarks(Record):
     """:meth:`Store.assignment`, :meth:`Store.similar`, :meth:`Store.bookmark` and
     :meth:`Store.note` of one entry, read together."""
 
-    assignment: Assignment | None
-    similar: list[tuple[str, float]]
-    bookmark: Bookmark | None
-    note: str
+    __slots__ = ("assignment", "bookmark", "note", "similar")
+
+    def __init__(
+        self,
+        assignment: Assignment | None,
+        similar: list[tuple[str, float]],
+        bookmark: Bookmark | None,
+        note: str,
+    ) -> None:
+        self.assignment = assignment
+        self.similar = similar
+        self.bookmark = bookmark
+        self.note = note
 
 
 # one row whatever the entry has: each table joined to the id on its own
@@ -36,7 +42,7 @@ def entry_marks(db: Database, entry_id: str) -> EntryMarks:
     topic_id, score, terms, similar, bookmarked_at, note = db.query(_SELECT, (entry_id,))[0]
     note = note if note is not None else ""
     return EntryMarks(
-        assignment=None if topic_id is None else Assignment(topic_id, score, orjson.loads(terms)),
+        assignment=None if topic_id is None else Assignment(topic_id, score, loads(terms)),
         similar=[] if similar is None else read_similar(similar),
         bookmark=None if bookmarked_at is None else Bookmark(entry_id, bookmarked_at, note),
         note=note,

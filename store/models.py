@@ -2,8 +2,7 @@
 
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
-import orjson
-
+from .json_loads import loads
 from .text import entry_text
 
 if TYPE_CHECKING:
@@ -195,6 +194,11 @@ class Entry(Record):
 
     def to_row(self, imported_at: float) -> tuple[Any, ...]:
         """The entries row: :data:`ENTRY_COLUMNS`, then ``imported_at``."""
+        extra = "{}"
+        if self.extra:
+            import orjson  # not at the reader's start, which writes no entry (it imports json)
+
+            extra = orjson.dumps(self.extra).decode()
         return (
             self.id,
             self.title,
@@ -209,7 +213,7 @@ class Entry(Record):
             self.format,
             self.origin_file,
             self.origin_line,
-            orjson.dumps(self.extra).decode() if self.extra else "{}",
+            extra,
             self.feed_id,
             self.feed_key,
             self.author,
@@ -239,7 +243,7 @@ class Entry(Record):
             format=fmt,
             origin_file=origin_file,
             origin_line=origin_line,
-            extra=orjson.loads(extra) if extra else {},
+            extra=loads(extra) if extra and extra != "{}" else {},
             feed_id=feed_id,
             feed_key=feed_key,
             author=author,

@@ -12,13 +12,11 @@ Feed rules are matched when read: a lookup of the entry's feed among the muted o
 """
 
 import time
-from typing import NamedTuple
-
-import orjson
 
 from .bounds import BoundError, check_name
 from .connection import Database
 from .migrations import sync_mute_triggers
+from .models import Record
 from .schema import mute_match
 
 KINDS: tuple[str, ...] = ("words", "source", "feed")
@@ -26,15 +24,20 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 MAX_FEED_ID = 2**63 - 1
 
 
-class MuteRule(NamedTuple):
+class MuteRule(Record):
     """A mute rule: its id, kind (one of :data:`KINDS`), what the user gave, when, and
     how many stored entries it mutes now."""
 
-    rule_id: int
-    kind: str
-    value: str
-    created_at: float
-    muted: int = 0
+    __slots__ = ("created_at", "kind", "muted", "rule_id", "value")
+
+    def __init__(
+        self, rule_id: int, kind: str, value: str, created_at: float, muted: int = 0
+    ) -> None:
+        self.rule_id = rule_id
+        self.kind = kind
+        self.value = value
+        self.created_at = created_at
+        self.muted = muted
 
 
 def _lower(text: str) -> str:
@@ -55,6 +58,8 @@ def checked(kind: str, value: str) -> tuple[str, str]:
         return str(int(text)), str(int(text))
     value = check_name(value, "a mute rule's words" if kind == "words" else "a source")
     if kind == "words":
+        import orjson  # loaded on first use: it imports json (not needed at start)
+
         words = list(dict.fromkeys(_lower(w) for w in value.split()))
         return " ".join(value.split()), orjson.dumps(words).decode()
     return value, _lower(value)

@@ -4,19 +4,22 @@ count. Its entries are those the reader's own search (``/``, :mod:`topiclens.clu
 follows the store as entries arrive."""
 
 import time
-from typing import NamedTuple
 
 from . import mute
 from .bounds import QUERY_MAX_CHARS, BoundError, check_name, check_query
 from .connection import Database
+from .models import Record
 
 
-class SavedSearch(NamedTuple):
+class SavedSearch(Record):
     """A saved search: its name, its query, and when it was saved."""
 
-    name: str
-    query: str
-    created_at: float
+    __slots__ = ("created_at", "name", "query")
+
+    def __init__(self, name: str, query: str, created_at: float) -> None:
+        self.name = name
+        self.query = query
+        self.created_at = created_at
 
 
 def checked(name: str, query: str) -> tuple[str, str]:
@@ -95,7 +98,7 @@ def put(db: Database, items: list[SavedSearch]) -> tuple[int, int]:
                 "ON CONFLICT(name) DO UPDATE SET query = excluded.query, "
                 "created_at = excluded.created_at WHERE saved_searches.query IS NOT "
                 "excluded.query OR saved_searches.created_at IS NOT excluded.created_at",
-                tuple(s),
+                (s.name, s.query, s.created_at),
             )
             if cur.rowcount > 0:
                 changed += 1

@@ -5,9 +5,8 @@ come the key binding (with its id, so a user keymap can remap it), the footer la
 on the help screen and the entry in the command palette.
 """
 
-from typing import NamedTuple
-
 from textual.binding import Binding
+from topiclens.store.models import Record
 
 # The help screen's sections, in the order it shows them.
 MOVING = "Moving"
@@ -18,18 +17,42 @@ FEEDS = "Feeds"  # subscriptions and their refresh
 SECTIONS = (MOVING, VIEWS, TOPICS, FEEDS, EVERYWHERE)
 
 
-class Command(NamedTuple):
+class Command(Record):
     """One command of the reader; ``section`` is where the help screen lists it."""
 
-    id: str
-    keys: str
-    label: str
-    help: str
-    action: str
-    footer: bool = False
-    palette: bool = True
-    priority: bool = False
-    section: str = VIEWS
+    __slots__ = (
+        "action",
+        "footer",
+        "help",
+        "id",
+        "keys",
+        "label",
+        "palette",
+        "priority",
+        "section",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        keys: str,
+        label: str,
+        help: str,
+        action: str,
+        footer: bool = False,
+        palette: bool = True,
+        priority: bool = False,
+        section: str = VIEWS,
+    ) -> None:
+        self.id = id
+        self.keys = keys
+        self.label = label
+        self.help = help
+        self.action = action
+        self.footer = footer
+        self.palette = palette
+        self.priority = priority
+        self.section = section
 
     def binding(self) -> Binding:
         return Binding(

@@ -214,7 +214,11 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         # no containers: the topics dock on the left, the right-hand panes stack in the
         # screen's vertical layout (two fewer widgets to style, lay out and composite)
-        yield TopicList(id="topics")
+        topics = TopicList(id="topics")
+        # styled as focused from the start: Textual focuses it (AUTO_FOCUS) once it is
+        # styled, and the focus would style it again (~4M instructions before the frame)
+        topics.set_reactive(Widget.has_focus, True)
+        yield topics
         yield EntryList(id="entries")
         yield DetailPane(id="detail")
         yield SimilarList(id="similar")
@@ -239,6 +243,8 @@ class MainScreen(Screen[None]):
     # --- events: one handler each ----------------------------------------------------
 
     def on_mount(self) -> None:
+        if self.focused is not self.topic_list:  # not focused after all (the app's focus)
+            self.topic_list.has_focus = False
         self.topic_list.border_title = "Topics"
         self.detail_pane.border_title = "Entry"
         self.entry_list.data_bind(MainScreen.bookmarks, MainScreen.read, MainScreen.new)

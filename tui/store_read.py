@@ -5,9 +5,8 @@ read state and the rows shown takes the event loop 60 to 300 ms: long enough to 
 keys. :func:`read_store` does those reads in a thread worker (on the workers' own
 connection), and the screen applies the result on the loop in one cheap step."""
 
-from typing import NamedTuple
-
 from topiclens.store import Store, Topic
+from topiclens.store.models import Record
 from topiclens.store.schema import GENERATION
 
 from .details import load_detail
@@ -15,18 +14,42 @@ from .model import Detail, Rows, View
 from .views import fetch_rows
 
 
-class StoreRead(NamedTuple):
+class StoreRead(Record):
     """The store as a reload shows it."""
 
-    topics: list[Topic]  # the visible topics in the store's order (sizes without muted)
-    grouping: str | None  # the grouping the topics come from
-    unread: dict[int, int]  # topic id -> its unread entries
-    bookmarks: frozenset[str]
-    read: frozenset[str]
-    saved: dict[str, str]  # saved search name -> its query, in the order saved
-    entries: int | None = None  # every entry, counted (when asked)
-    rows: tuple[View, Rows] | None = None  # the rows of the view shown (when asked)
-    detail: tuple[str, Detail | None] | None = None  # the entry under the cursor (when asked)
+    __slots__ = (
+        "bookmarks",
+        "detail",
+        "entries",
+        "grouping",
+        "read",
+        "rows",
+        "saved",
+        "topics",
+        "unread"
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        topics: list[Topic],
+        grouping: str | None,
+        unread: dict[int, int],
+        bookmarks: frozenset[str],
+        read: frozenset[str],
+        saved: dict[str, str],
+        entries: int | None = None,
+        rows: tuple[View, Rows] | None = None,
+        detail: tuple[str, Detail | None] | None = None,
+    ) -> None:
+        self.topics = topics  # the visible topics in the store's order (sizes without muted)
+        self.grouping = grouping  # the grouping the topics come from
+        self.unread = unread  # topic id -> its unread entries
+        self.bookmarks = bookmarks
+        self.read = read
+        self.saved = saved  # saved search name -> its query, in the order saved
+        self.entries = entries  # every entry, counted (when asked)
+        self.rows = rows  # the rows of the view shown (when asked)
+        self.detail = detail  # the entry under the cursor (when asked)
 
 
 def read_store(

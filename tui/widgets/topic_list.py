@@ -3,12 +3,12 @@ the coherent ones, in muted letters), and the Bookmarks and Search pseudo-topics
 they apply."""
 
 from collections.abc import Hashable, Sequence
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
-from topiclens.store.models import Topic
+from topiclens.store.models import Record, Topic
 from topiclens.text import cell_width
 
 from ..display import fit_line
@@ -29,13 +29,21 @@ TOPIC_ROW_HELP = (
 )
 
 
-class TopicItem(NamedTuple):
-    view: View
-    name: str
-    size: int
-    unread: int
-    mixed: bool = False
-    user: bool = False
+class TopicItem(Record):
+    """One row of the topic list: the view it opens, its name and counts, whether the
+    topic is mixed and whether its name is the user's."""
+
+    __slots__ = ("mixed", "name", "size", "unread", "user", "view")
+
+    def __init__(
+        self, view: View, name: str, size: int, unread: int, mixed: bool = False, user: bool = False
+    ) -> None:
+        self.view = view
+        self.name = name
+        self.size = size
+        self.unread = unread
+        self.mixed = mixed
+        self.user = user
 
 
 def topic_items(
