@@ -11,6 +11,8 @@ import time
 from collections.abc import Iterable
 from typing import NamedTuple
 
+import orjson
+
 from .connection import Database
 from .errors import StoreError
 from .models import Bookmark, Record
@@ -216,8 +218,6 @@ def mark_all_read(db: Database) -> int:
             "INSERT OR IGNORE INTO read_state(entry_id, read_at) SELECT id, ? FROM entries",
             (now,),
         )
-        import orjson  # loaded on first use: it imports json (not needed at start)
-
         conn.execute(
             "INSERT INTO read_marks(made_at, entries) VALUES (?, ?)",
             (now, orjson.dumps(changed).decode()),
@@ -259,8 +259,6 @@ def undo_mark_all_read(db: Database) -> int | None:
         if row is None:
             return None
         mark_id, made_at, blob = row
-        import orjson  # loaded on first use: it imports json (not needed at start)
-
         rows = [(eid, made_at) for eid in orjson.loads(blob)]
         before = conn.total_changes
         conn.executemany("DELETE FROM read_state WHERE entry_id = ? AND read_at = ?", rows)

@@ -2,8 +2,9 @@
 query: its place in its topic, its similar entries, its bookmark and its note (four
 queries on their own, each a round trip through the connection's lock and retry)."""
 
+import orjson
+
 from .connection import Database
-from .json_loads import loads
 from .models import Assignment, Bookmark, Record
 from .similar_rows import read as read_similar
 
@@ -42,7 +43,7 @@ def entry_marks(db: Database, entry_id: str) -> EntryMarks:
     topic_id, score, terms, similar, bookmarked_at, note = db.query(_SELECT, (entry_id,))[0]
     note = note if note is not None else ""
     return EntryMarks(
-        assignment=None if topic_id is None else Assignment(topic_id, score, loads(terms)),
+        assignment=None if topic_id is None else Assignment(topic_id, score, orjson.loads(terms)),
         similar=[] if similar is None else read_similar(similar),
         bookmark=None if bookmarked_at is None else Bookmark(entry_id, bookmarked_at, note),
         note=note,

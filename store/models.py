@@ -2,7 +2,8 @@
 
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
-from .json_loads import loads
+import orjson
+
 from .text import entry_text
 
 if TYPE_CHECKING:
@@ -194,11 +195,6 @@ class Entry(Record):
 
     def to_row(self, imported_at: float) -> tuple[Any, ...]:
         """The entries row: :data:`ENTRY_COLUMNS`, then ``imported_at``."""
-        extra = "{}"
-        if self.extra:
-            import orjson  # not at the reader's start, which writes no entry (it imports json)
-
-            extra = orjson.dumps(self.extra).decode()
         return (
             self.id,
             self.title,
@@ -213,7 +209,7 @@ class Entry(Record):
             self.format,
             self.origin_file,
             self.origin_line,
-            extra,
+            orjson.dumps(self.extra).decode() if self.extra else "{}",
             self.feed_id,
             self.feed_key,
             self.author,
@@ -243,7 +239,7 @@ class Entry(Record):
             format=fmt,
             origin_file=origin_file,
             origin_line=origin_line,
-            extra=loads(extra) if extra and extra != "{}" else {},
+            extra=orjson.loads(extra) if extra else {},
             feed_id=feed_id,
             feed_key=feed_key,
             author=author,

@@ -13,6 +13,8 @@ Feed rules are matched when read: a lookup of the entry's feed among the muted o
 
 import time
 
+import orjson
+
 from .bounds import BoundError, check_name
 from .connection import Database
 from .migrations import sync_mute_triggers
@@ -58,8 +60,6 @@ def checked(kind: str, value: str) -> tuple[str, str]:
         return str(int(text)), str(int(text))
     value = check_name(value, "a mute rule's words" if kind == "words" else "a source")
     if kind == "words":
-        import orjson  # loaded on first use: it imports json (not needed at start)
-
         words = list(dict.fromkeys(_lower(w) for w in value.split()))
         return " ".join(value.split()), orjson.dumps(words).decode()
     return value, _lower(value)

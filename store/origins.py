@@ -8,6 +8,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+import orjson
+
 # an entry's origin_file, as a column of a query on ``entries`` ("" when it names none)
 ORIGIN_FILE = "coalesce((SELECT o.path FROM origin_files o WHERE o.id = entries.origin_id), '')"
 # the origin_id of a path already in ``origin_files`` (:func:`add_paths`), as a value
@@ -32,8 +34,6 @@ def number_origin_files(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE entries ADD COLUMN origin_id INTEGER")
     conn.execute(f"UPDATE entries SET origin_id = {ORIGIN_ID.replace('?', 'origin_file')}")
     conn.execute("ALTER TABLE entries DROP COLUMN origin_file")
-    import orjson  # loaded on first use: it imports json (not needed at start)
-
     for trash_id, rows in conn.execute("SELECT id, rows FROM trash").fetchall():
         doc = orjson.loads(rows)
         entry = doc["entry"]

@@ -13,7 +13,7 @@ import sqlite3
 import struct
 from collections.abc import Sequence
 
-from .json_loads import loads
+import orjson
 
 EMPTY = "[]"  # the column's default: no similar entries
 ID_BYTES = 8
@@ -43,15 +43,13 @@ def stored(near: Sequence[tuple[str, float]] | None) -> str | bytes:
 
 
 def _json(near: Sequence[tuple[str, float]]) -> str:
-    import orjson  # loaded on first use: it imports json (not needed at start)
-
     return orjson.dumps([[other, score] for other, score in near]).decode()
 
 
 def read(value: str | bytes) -> Neighbours:
     """The similar entries a column value holds, best first: (entry id, cosine)."""
     if isinstance(value, str):
-        return [(other, score) for other, score in loads(value)]
+        return [(other, score) for other, score in orjson.loads(value)]
     n = len(value) // ROW_BYTES
     ids = value[: ID_BYTES * n].hex()
     micro = struct.unpack_from(f"<{n}i", value, ID_BYTES * n)
@@ -61,11 +59,7 @@ def read(value: str | bytes) -> Neighbours:
 def as_json(value: str | bytes) -> str:
     """A column value as JSON text (the correction log is JSON); :func:`repacked` turns
     it back into the stored value."""
-    if isinstance(value, str):
-        return value
-    import orjson  # loaded on first use: it imports json (not needed at start)
-
-    return orjson.dumps(read(value)).decode()
+    return value if isinstance(value, str) else orjson.dumps(read(value)).decode()
 
 
 def repacked(value: str | bytes) -> str | bytes:

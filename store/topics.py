@@ -9,10 +9,11 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 
+import orjson
+
 from .also_counts import ALSO_SIZE_TRIGGERS, ALSO_SIZES
 from .bounds import check_name
 from .connection import Database
-from .json_loads import loads
 from .models import Assignment, Topic
 from .schema import TOPIC_LIST_FILL, TOPIC_LIST_ORDER
 from .similar_rows import read as read_similar
@@ -52,8 +53,6 @@ TOPIC_MARKS = ", ".join("?" * len(TOPIC_ROW.split(",")))
 
 def topic_values(t: Topic, now: float) -> tuple[object, ...]:
     """A topic's row of ``topics``, as TOPIC_ROW names its columns."""
-    import orjson  # loaded on first use: it imports json (not needed at start)
-
     keywords = orjson.dumps([list(k) for k in t.keywords]).decode()
     return (
         t.id,
@@ -73,8 +72,6 @@ def _assignment_rows(
 ) -> Iterator[tuple[str, int, float, str, str | bytes]]:
     """``INSERT_ASSIGNMENT`` values: (entry id, topic id, score, terms, similar entries
     packed as :mod:`.similar_rows` keeps them)."""
-    import orjson  # loaded on first use: it imports json (not needed at start)
-
     dumps = orjson.dumps
     for eid, (tid, score, terms) in assignments.items():
         yield eid, tid, float(score), dumps(terms).decode(), stored_similar(similar.get(eid))
@@ -82,7 +79,7 @@ def _assignment_rows(
 
 def _topic(row: tuple[int, str, str, int, int, str | None, float | None, int]) -> Topic:
     tid, name, keywords, size, named, anchor, cohesion, mixed = row
-    words = [tuple(k) for k in loads(keywords)]
+    words = [tuple(k) for k in orjson.loads(keywords)]
     return Topic(tid, name, words, size, bool(named), anchor, cohesion, bool(mixed))
 
 
@@ -154,7 +151,7 @@ def assignment(db: Database, entry_id: str) -> Assignment | None:
     if not rows:
         return None
     topic_id, score, terms = rows[0]
-    return Assignment(topic_id, score, loads(terms))
+    return Assignment(topic_id, score, orjson.loads(terms))
 
 
 def bookmark_topic_ids(db: Database) -> dict[str, int]:

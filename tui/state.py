@@ -11,9 +11,9 @@ for that part, with one sentence saying so: a stored state is never an error."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from topiclens.store.json_loads import loads
 from topiclens.store.models import Record
 
 from .model import View
@@ -88,8 +88,6 @@ class ReaderState(Record):
                 "bookmarked": rule.bookmarked,
             },
         }
-        import json  # loaded on first use: its import compiles patterns (not at start)
-
         return json.dumps(state, ensure_ascii=False)
 
     @classmethod
@@ -101,7 +99,7 @@ class ReaderState(Record):
         if len(text) > MAX_STATE_LENGTH:
             return cls(), unreadable("it is too large")
         try:
-            data = loads(text)
+            data = json.loads(text)
         except RecursionError:
             return cls(), unreadable("it is nested too deep")
         except ValueError:

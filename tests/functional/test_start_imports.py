@@ -22,9 +22,6 @@ if TYPE_CHECKING:
 # imported where they are used, never for the first frame: the clustering's libraries, the
 # feeds', and the hashes that make ids
 DEFERRED = ("sklearn", "scipy", "numpy", "jieba", "httpx", "nh3", "hashlib")
-# JSON's modules: json's import compiles its patterns (orjson imports json); the start's
-# JSON is read by the scanner under json.loads (topiclens.store.json_loads)
-DEFERRED_JSON = ("json", "orjson")
 # the store's modules for corrections, undo, the trash and feeds: loaded on their first use
 DEFERRED_OWN = (
     "topiclens.store.correction_log",
@@ -73,7 +70,7 @@ def loaded(code: str, env: dict[str, str] | None = None) -> list[str]:
     ``code`` has run in a fresh interpreter."""
     code += (
         "\nimport sys\n"
-        f"found = {{m.split('.')[0] for m in sys.modules}} & set({DEFERRED + DEFERRED_JSON!r})\n"
+        f"found = {{m.split('.')[0] for m in sys.modules}} & set({DEFERRED!r})\n"
         f"print(sorted(found | (set(sys.modules) & set({DEFERRED_OWN!r}))))\n"
     )
     done = subprocess.run(
@@ -169,7 +166,7 @@ class Reader(TopicLensApp):
     def on_ready(self):
         seen["rows"] = len(self.screen.entry_list.rows)
         seen["worker connection"] = self.screen.loader._worker_store is not None
-        found = {{m.split(".")[0] for m in sys.modules}} & set({DEFERRED + DEFERRED_JSON!r})
+        found = {{m.split(".")[0] for m in sys.modules}} & set({DEFERRED!r})
         seen["deferred"] = sorted(found | (set(sys.modules) & set({DEFERRED_OWN!r})))
         # the terminal gate's pattern (~2M instructions to compile) is compiled by the
         # first text it cannot pass as printable, not at start
