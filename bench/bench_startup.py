@@ -117,8 +117,9 @@ def start_once(
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
         # the reader keeps its parsed CSS there after a first frame: the warm-up start
-        # leaves it for the measured ones, as a user's first start does for the next
-        env["XDG_CACHE_HOME"] = str(CACHE)
+        # leaves it for the measured ones, as a user's first start does for the next (a
+        # first start, in a fresh data dir, has a fresh cache dir too)
+        env["XDG_CACHE_HOME"] = str(CACHE if mode != "first" else Path(store_dir) / "cache")
         start = time.time()
         proc = subprocess.Popen(
             args, stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True

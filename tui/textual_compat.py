@@ -385,12 +385,18 @@ def load_parsed_css(stylesheet: Stylesheet, path: Path) -> frozenset[object]:
 
 
 def keep_parsed_css(stylesheet: Stylesheet, path: Path, loaded: frozenset[object]) -> None:
-    """Keep at ``path`` the rule sets ``stylesheet`` has parsed, for the next start's
-    :func:`load_parsed_css`, unless they are the ones loaded from it. Written to a
-    temporary file and moved into place, so a start never reads half a file; a cache
-    that cannot be written is left as it is."""
+    """Keep at ``path`` the rule sets of ``stylesheet``'s sources (those of a first start's
+    progress bar are gone by the next), for the next start's :func:`load_parsed_css`,
+    unless they are the ones loaded from it. Written to a temporary file and moved into
+    place, so a start never reads half a file; a cache that cannot be written is left
+    as it is."""
     cache = stylesheet._parse_cache
-    keys = frozenset(cache.keys())
+    sources = stylesheet.source.items()
+    keys = frozenset(
+        key
+        for where, (css, is_default, tie_breaker, scope) in sources
+        if (key := (css, where, is_default, tie_breaker, scope)) in cache
+    )
     if not keys or keys == loaded:
         return
     kept = (_parser_stamp(), stylesheet._variables, {key: cache[key] for key in keys})

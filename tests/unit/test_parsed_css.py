@@ -156,3 +156,21 @@ def test_an_unwritable_cache_folder_is_left_alone(tmp_path: Path) -> None:
     sheet.parse()
     keep_parsed_css(sheet, blocker / "parsed-css.pickle", frozenset())
     assert blocker.read_text() == "a file where the cache folder would be"
+
+
+def test_only_the_sources_of_this_start_are_kept(tmp_path: Path) -> None:
+    """A first start's progress bar is parsed once: the next start keeps what it styles with."""
+    path = tmp_path / "parsed-css.pickle"
+    first = stylesheet()
+    first.add_source("ProgressBar { width: 1fr; }", read_from=("/progress.py", "ProgressBar"))
+    first.parse()
+    keep_parsed_css(first, path, frozenset())
+    assert len(pickle.loads(path.read_bytes())[2]) == 2
+    later = stylesheet()
+    loaded = load_parsed_css(later, path)
+    assert len(loaded) == 2
+    later.parse()
+    keep_parsed_css(later, path, loaded)
+    assert list(pickle.loads(path.read_bytes())[2]) == [(CSS, WHERE, False, 0, "")]
+    again = stylesheet()
+    assert len(load_parsed_css(again, path)) == 1
