@@ -391,12 +391,8 @@ def keep_parsed_css(stylesheet: Stylesheet, path: Path, loaded: frozenset[object
     place, so a start never reads half a file; a cache that cannot be written is left
     as it is."""
     cache = stylesheet._parse_cache
-    sources = stylesheet.source.items()
-    keys = frozenset(
-        key
-        for where, (css, is_default, tie_breaker, scope) in sources
-        if (key := (css, where, is_default, tie_breaker, scope)) in cache
-    )
+    # (a source is parsed again when its priority changes: both parses are kept)
+    keys = frozenset(k for k in cache.keys() if k[1] in stylesheet.source)  # noqa: SIM118 (no __iter__)
     if not keys or keys == loaded:
         return
     kept = (_parser_stamp(), stylesheet._variables, {key: cache[key] for key in keys})

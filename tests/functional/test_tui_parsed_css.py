@@ -16,8 +16,8 @@ from topiclens.tui.theme import DEFAULT, LIGHT
 def start(store_path: Path, theme: str = DEFAULT) -> tuple[int, bool, list[str]]:
     """Start the reader with ``theme`` and take its screen, then again after a change of
     theme (which the store remembers, so each start names its theme): how many parses it
-    loaded from the cache, whether every rule it styles with came from them, and the two
-    screenshots."""
+    loaded from the cache, whether every rule it styles with came from them and nothing
+    was parsed anew, and the two screenshots."""
 
     async def go() -> tuple[int, bool, list[str]]:
         with Store(store_path) as store:
@@ -27,6 +27,7 @@ def start(store_path: Path, theme: str = DEFAULT) -> tuple[int, bool, list[str]]
                 loaded = app._css_loaded
                 kept = {id(r) for key in loaded for r in app.stylesheet._parse_cache[key]}
                 from_kept = all(id(rule) in kept for rule in app.stylesheet.rules)
+                from_kept &= set(app.stylesheet._parse_cache.keys()) <= loaded  # none anew
                 shots = [app.export_screenshot()]
                 app.theme = LIGHT if app.theme != LIGHT else DEFAULT
                 await settle(pilot)
