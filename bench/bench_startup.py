@@ -47,6 +47,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent / "out"
 SIZE = (120, 34)
 PYCACHE = OUT / "pycache"
+CACHE = OUT / "cache"
 
 RUNNER = r"""
 import os, sys, time
@@ -82,6 +83,7 @@ else:
             else:
                 assert self.screen.entry_list.rows, "no entries on the first frame"
             done(self)
+            super().on_ready()  # what follows the frame (not counted: done ends the count)
 
     with Store.open_dir(sys.argv[3]) as store:
         Reader(store, keymap_file=Path(marker + ".keymap.toml"), poll_interval=3600).run()
@@ -114,6 +116,10 @@ def start_once(
         # (~50 ms) while Textual's bytecode is cached: compile both once, like pip does.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+        # the reader keeps its parsed CSS there after a first frame: the warm-up start
+        # leaves it for the measured ones, as a user's first start does for the next (a
+        # first start, in a fresh data dir, has a fresh cache dir too)
+        env["XDG_CACHE_HOME"] = str(CACHE if mode != "first" else Path(store_dir) / "cache")
         start = time.time()
         proc = subprocess.Popen(
             args, stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True

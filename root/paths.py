@@ -1,4 +1,5 @@
-"""Where the store lives: --data-dir, else $TOPICLENS_HOME, else the platform's data dir."""
+"""Where the store lives: --data-dir, else $TOPICLENS_HOME, else the platform's data dir;
+and where what can be made again is kept."""
 
 from __future__ import annotations
 
@@ -19,3 +20,11 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("topiclens", appauthor=False))
+
+
+def cache_dir() -> Path:
+    """What the reader keeps to start faster and can make again: the platform's cache
+    dir ($XDG_CACHE_HOME/topiclens on Linux)."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("topiclens", appauthor=False))

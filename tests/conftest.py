@@ -31,6 +31,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(autouse=True)
+def own_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own cache dir ($XDG_CACHE_HOME): the reader keeps its parsed CSS there,
+    and no test starts from what the user's starts or another test kept."""
+    cache = tmp_path / "xdg-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache
+
+
 @pytest.fixture(scope="session")
 def clustered_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data directory holding the bundled corpus grouped into topics, made once per test

@@ -12,6 +12,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import ModalScreen, Screen
+from topiclens.paths import cache_dir
 from topiclens.store import Store
 
 from .commands import APP as APP_COMMANDS
@@ -19,8 +20,10 @@ from .commands import BY_ID, MAIN, bindings
 from .display import markup_literal, terminal_line
 from .keymap import keymap_path, load_keymap, normal_key
 from .main_screen import MainScreen
-from .textual_compat import set_first_theme
+from .textual_compat import keep_parsed_css, load_parsed_css, set_first_theme
 from .theme import DEFAULT, THEME_KEY, THEMES, other_theme
+
+PARSED_CSS = "parsed-css.pickle"  # in the cache dir
 
 
 class TopicLensApp(App[None]):
@@ -49,6 +52,9 @@ class TopicLensApp(App[None]):
         # the one asked for, else the one chosen last, else ours (an unknown name: ours)
         chosen = theme or store.get_meta(THEME_KEY) or DEFAULT
         set_first_theme(self, chosen if chosen in self.available_themes else DEFAULT)
+        # the CSS as the last start with this theme parsed it (kept after its first frame)
+        self.css_cache = cache_dir() / PARSED_CSS
+        self._css_loaded = load_parsed_css(self.stylesheet, self.css_cache)
         self.store = store
         self.keymap_file = keymap_file if keymap_file is not None else keymap_path()
         self.cluster = cluster
@@ -87,6 +93,7 @@ class TopicLensApp(App[None]):
         gc.collect(0)
         if isinstance(self.screen, MainScreen):
             self.screen.first_frame_shown()
+        keep_parsed_css(self.stylesheet, self.css_cache, self._css_loaded)
 
     def on_unmount(self) -> None:
         gc.enable()  # an app that stopped before its first frame
