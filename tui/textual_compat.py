@@ -4,6 +4,7 @@ to check."""
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import pickle
 import sys
@@ -369,7 +370,7 @@ def load_parsed_css(stylesheet: Stylesheet, path: Path) -> frozenset[object]:
     parse cache and its variables. The file is the user's own, like their config."""
     try:
         with path.open("rb") as file:
-            made_by, variables, parsed = pickle.load(file)
+            made_by, variables, parsed = _KeptCssUnpickler(file).load()
         if made_by != _parser_stamp() or variables != stylesheet._variables:
             return frozenset()
         if not isinstance(parsed, dict) or not all(
@@ -382,6 +383,38 @@ def load_parsed_css(stylesheet: Stylesheet, path: Path) -> frozenset[object]:
     for key, rules in parsed.items():
         stylesheet._parse_cache[key] = rules
     return frozenset(parsed)
+
+
+# What a kept parse is made of; a pickle naming anything else (not written by
+# keep_parsed_css) is refused before it can call it.
+_KEPT_CSS_MODULES = ("textual.css.", "textual.color", "textual.geometry", "textual.layouts.")
+
+
+class _KeptCssUnpickler(pickle.Unpickler):
+    """Reads Textual's CSS classes and the checks of its selectors, and nothing else:
+    ``getattr`` gives only what a kept parse asks of it (:func:`_kept_attribute`)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("builtins", "getattr"):
+            return _kept_attribute
+        plain = "." not in name  # (a dotted name reaches into what a module holds)
+        if plain and (
+            (module, name) == ("functools", "partial") or module.startswith(_KEPT_CSS_MODULES)
+        ):
+            found = super().find_class(module, name)
+            if isinstance(found, type) or getattr(found, "__module__", "").startswith("textual."):
+                return found
+        raise pickle.UnpicklingError(f"not in a kept parse: {module}.{name}")
+
+
+def _kept_attribute(owner: object, name: str) -> object:
+    """``getattr`` as a kept parse uses it: an enum's member, or the look-ups a style keeps
+    of its rules' dict."""
+    if isinstance(owner, type) and issubclass(owner, enum.Enum):
+        return owner[name]
+    if type(owner) is dict and name in ("get", "__contains__"):
+        return getattr(owner, name)
+    raise pickle.UnpicklingError(f"not in a kept parse: getattr {name}")
 
 
 def keep_parsed_css(stylesheet: Stylesheet, path: Path, loaded: frozenset[object]) -> None:

@@ -10,8 +10,15 @@ import stat
 from pathlib import Path
 
 import pytest
+from textual.css.model import RuleSet
+from textual.css.scalar import Unit
 from textual.css.stylesheet import Stylesheet
-from topiclens.tui.textual_compat import _parser_stamp, keep_parsed_css, load_parsed_css
+from topiclens.tui.textual_compat import (
+    _kept_attribute,
+    _parser_stamp,
+    keep_parsed_css,
+    load_parsed_css,
+)
 
 CSS = "Label { color: $accent; padding: 0 1; & > .label--x { text-style: bold; } }"
 WHERE = ("/somewhere/reader.tcss", "")
@@ -174,3 +181,45 @@ def test_only_the_sources_of_this_start_are_kept(tmp_path: Path) -> None:
     assert list(pickle.loads(path.read_bytes())[2]) == [(CSS, WHERE, False, 0, "")]
     again = stylesheet()
     assert len(load_parsed_css(again, path)) == 1
+
+
+class _Calls:
+    """Pickled as a call of ``what(*args)``: what a file not written by keep_parsed_css
+    could make the load run."""
+
+    def __init__(self, what: object, *args: object) -> None:
+        self.what, self.args = what, args
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return self.what, self.args
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda marker: _Calls(os.mkdir, str(marker)),  # a function outside Textual
+        lambda marker: _Calls(Path.mkdir, Path(marker)),  # a dotted name (Path.mkdir)
+    ],
+    ids=["os.mkdir", "a dotted name"],
+)
+def test_a_file_that_calls_anything_but_textual_s_css_classes_is_refused(
+    tmp_path: Path, call
+) -> None:
+    marker = tmp_path / "made-by-the-file"
+    path = kept_file(tmp_path)
+    made_by, variables, parsed = pickle.loads(path.read_bytes())
+    key = next(iter(parsed))
+    path.write_bytes(pickle.dumps((made_by, variables, {key: [call(marker)]}), protocol=4))
+    sheet = stylesheet()
+    assert load_parsed_css(sheet, path) == frozenset()
+    assert not marker.exists()
+    assert rules_css(sheet) == rules_css(stylesheet())
+
+
+def test_getattr_in_a_kept_parse_reaches_enum_members_and_a_dict_s_look_ups_alone() -> None:
+    assert _kept_attribute(Unit, "CELLS") is Unit.CELLS
+    rules = {"color": 1}
+    assert _kept_attribute(rules, "get")("color") == 1
+    for owner, name in [(RuleSet, "__init__"), (rules, "pop"), (Path, "mkdir"), (os, "system")]:
+        with pytest.raises(pickle.UnpicklingError):
+            _kept_attribute(owner, name)
