@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_feeds import WARM, prepare_store, serve, timed, write_feeds  # noqa: E402
+from side_by_side import compiling_env, load, say_versions  # noqa: E402
 
 WORKER = """
 import sys, time
@@ -71,11 +72,6 @@ def refresh_cpu(python: str, home: Path) -> tuple[float, float, float, str]:
     return run.seconds, run.own_cpu, run.cpu - run.own_cpu, said
 
 
-def load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", required=True, help="the interpreter of the old version")
@@ -86,14 +82,10 @@ def main() -> int:
     parser.add_argument("--no-worker", action="store_true", help="the refresh only")
     args = parser.parse_args()
     versions = {"old": args.old, "new": sys.executable}
-    for name, python in versions.items():
-        where = subprocess.run(
-            [python, "-c", "import topiclens; print(topiclens.__file__)"],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()  # fmt: skip
-        print(f"{name}: {python} (topiclens from {where})")
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        subprocess.run([python, "-c", WARM], check=True, env=env)  # (compiled, not timed)
+    say_versions(versions)
+    for python in versions.values():
+        # (the imports compiled here, so no timed run compiles them)
+        subprocess.run([python, "-c", WARM], check=True, env=compiling_env())
     work = Path(tempfile.mkdtemp(prefix="topiclens-feed-cpu-"))
     server = None
     try:

@@ -24,8 +24,6 @@ FOLDER holds the feeds (default: written afresh to a temporary folder with
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +34,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_feeds import write_feeds  # noqa: E402
+from side_by_side import compiling_env, load, say_versions  # noqa: E402
+from side_by_side import instructions as counted  # noqa: E402
 
 RUN = """
 import mimetypes, sys, time
@@ -63,35 +63,18 @@ else:
 """
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
-
 def cpu_per_feed(python: str, folder: Path) -> float:
     """CPU seconds per feed of ``parse_fetched``, in a fresh process."""
     done = subprocess.run(
         [python, "-c", RUN, str(folder), "cpu", "0"],
-        capture_output=True, text=True, check=True, env=_env(),
+        capture_output=True, text=True, check=True, env=compiling_env(),
     )  # fmt: skip
     return float(done.stdout.strip().splitlines()[-1])
 
 
 def instructions(python: str, folder: Path, count: int) -> int:
     """Instructions valgrind counts for the imports and ``3 + count`` feeds."""
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    done = subprocess.run(
-        [*cmd, python, "-c", RUN, str(folder), "instructions", str(count)],
-        capture_output=True, text=True, env=_env(),
-    )  # fmt: skip
-    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-    if done.returncode != 0 or found is None:
-        raise SystemExit(f"{python}: {done.stderr[-800:]}")
-    return int(found.group(1).replace(",", ""))
-
-
-def load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
+    return counted([python, "-c", RUN, str(folder), "instructions", str(count)])
 
 
 def main() -> int:
@@ -104,14 +87,12 @@ def main() -> int:
     args = parser.parse_args()
     versions = {f"old{i + 1}" if len(args.old) > 1 else "old": p for i, p in enumerate(args.old)}
     versions["new"] = sys.executable
-    for name, python in versions.items():
-        where = subprocess.run(
-            [python, "-c", "import topiclens; print(topiclens.__file__)"],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()  # fmt: skip
-        print(f"{name}: {python} (topiclens from {where})")
+    say_versions(versions)
+    for python in versions.values():
         # (a first run writes the bytecode caches, so that no count includes compiling)
-        subprocess.run([python, "-c", RUN, "/nonexistent", "instructions", "0"], env=_env())
+        subprocess.run(
+            [python, "-c", RUN, "/nonexistent", "instructions", "0"], env=compiling_env()
+        )
     work = Path(tempfile.mkdtemp(prefix="topiclens-parse-"))
     try:
         folder = args.folder

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +36,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_feeds import WARM, prepare_store, write_feeds  # noqa: E402
+from side_by_side import compiling_env, say_versions  # noqa: E402
+from side_by_side import instructions as counted  # noqa: E402
 
 PARSE = """
 import pickle, sys
@@ -117,16 +118,12 @@ with Store.open_dir(home) as store:
 """
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
-
 def run_part(python: str, home: Path, parsed: Path, part: str) -> tuple[float, float, int, str]:
     """CPU seconds of storing, and of placing (``part`` "place"), in a fresh process, and
     a digest of where every entry was placed."""
     lines = subprocess.run(
         [python, "-c", PART, str(home), str(parsed), part, "check"],
-        capture_output=True, text=True, check=True, env=_env(),
+        capture_output=True, text=True, check=True, env=compiling_env(),
     ).stdout.splitlines()  # fmt: skip
     placed = next((x.split()[1] for x in lines if x.startswith("placed ")), "")
     out = lines[-1].split()
@@ -135,16 +132,8 @@ def run_part(python: str, home: Path, parsed: Path, part: str) -> tuple[float, f
 
 def instructions(python: str, home: Path, parsed: Path, part: str, upto: str) -> int:
     """Instructions of a run under cachegrind, up to ``upto`` ("start" or "end")."""
-    with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run(
-            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--trace-children=no",
-             f"--cachegrind-out-file={tmp}/cg.out", python, "-c", PART, str(home),
-             str(parsed), part, upto],
-            capture_output=True, text=True, check=True, env=_env(),
-        )  # fmt: skip
-    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-    assert found, done.stderr[-500:]
-    return int(found.group(1).replace(",", ""))
+    argv = [python, "-c", PART, str(home), str(parsed), part, upto]
+    return counted(argv, "--trace-children=no")
 
 
 def main() -> int:
@@ -157,14 +146,11 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DIR", help="make (or reuse) the feeds and store here")
     args = parser.parse_args()
     versions = {"old": args.old, "new": sys.executable}
-    for name, python in versions.items():
-        where = subprocess.run(
-            [python, "-c", "import topiclens; print(topiclens.__file__)"],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()  # fmt: skip
-        print(f"{name}: {python} (topiclens from {where})")
+    say_versions(versions)
+    for python in versions.values():
         warm = WARM + ", topiclens.clustering.placing, topiclens.clustering.naming"
-        subprocess.run([python, "-c", warm], check=True, env=_env())  # (compiled, not counted)
+        # (the imports compiled here, so no counted run compiles them)
+        subprocess.run([python, "-c", warm], check=True, env=compiling_env())
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="topiclens-main-"))
     try:
         site, home, parsed = work / "site", work / "store", work / "parsed.pickle"
@@ -176,7 +162,7 @@ def main() -> int:
             script.write_text(PARSE, encoding="utf-8")
             subprocess.run(
                 [sys.executable, str(script), str(home), str(site), str(parsed)],
-                check=True, env=_env(),
+                check=True, env=compiling_env(),
             )  # fmt: skip
         digests: dict[str, str] = {}
         results: dict[str, dict[str, list[float]]] = {
