@@ -95,17 +95,28 @@ def many(db: Database, ids: Sequence[str] | None = None) -> list[Entry]:
 
 
 def rows_by_id(
-    db: Database, columns: str, ids: Sequence[str], convert: Callable[[Any], _T]
+    db: Database,
+    columns: str,
+    ids: Sequence[str],
+    convert: Callable[[Any], _T],
+    also: str = "",
 ) -> list[_T]:
     """``convert`` of the entries' ``columns`` (the first being id) for ``ids``, in the
-    order given, skipping ids not stored; queried 500 ids at a time."""
+    order given, skipping ids not stored and, given ``also`` (an SQL condition), the
+    entries it does not hold for; queried 500 ids at a time."""
+    condition = f" AND {also}" if also else ""
     found: dict[str, _T] = {}
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         marks = ",".join("?" * len(chunk))
-        for r in db.query(f"SELECT {columns} FROM entries WHERE id IN ({marks})", chunk):
+        query = f"SELECT {columns} FROM entries WHERE id IN ({marks}){condition}"
+        for r in db.query(query, chunk):
             found[r[0]] = convert(r)
     return [found[i] for i in ids if i in found]
+
+
+# what an entry's text for clustering is made of (:func:`entry_text`)
+_TEXT_COLUMNS = "id, title, summary, comment, content_start, title_given"
 
 
 def texts(db: Database, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
@@ -113,11 +124,10 @@ def texts(db: Database, ids: Sequence[str] | None = None) -> list[tuple[str, str
     clustering reads (:meth:`Entry.text`, each part once). Only the title, summary,
     comment and the start of the content: never source, category, feed or other
     metadata."""
-    columns = "id, title, summary, comment, content_start, title_given"
     rows = (
-        db.query(f"SELECT {columns} FROM entries ORDER BY rowid")
+        db.query(f"SELECT {_TEXT_COLUMNS} FROM entries ORDER BY rowid")
         if ids is None
-        else rows_by_id(db, columns, ids, tuple)
+        else rows_by_id(db, _TEXT_COLUMNS, ids, tuple)
     )
     return [
         (eid, entry_text(title, summary, comment, content, title_given=bool(given)))
@@ -133,23 +143,12 @@ def unassigned_texts(
     every assignment in the store first cost each batch of new entries more as the store
     grew). The text of an entry in ``known`` is left empty: the caller has what it needs
     of it already."""
-    columns = "id, title, summary, comment, content_start, title_given"
-    found: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        marks = ",".join("?" * len(chunk))
-        rows = db.query(
-            f"SELECT {columns} FROM entries WHERE id IN ({marks}) "
-            "AND id NOT IN (SELECT entry_id FROM topic_assignments)",
-            chunk,
-        )
-        for eid, title, summary, comment, content, given in rows:
-            found[eid] = (
-                ""
-                if eid in known
-                else entry_text(title, summary, comment, content, title_given=bool(given))
-            )
-    return [(eid, found[eid]) for eid in ids if eid in found]
+    unassigned = "id NOT IN (SELECT entry_id FROM topic_assignments)"
+    rows = rows_by_id(db, _TEXT_COLUMNS, ids, tuple, also=unassigned)
+    return [
+        (eid, "" if eid in known else entry_text(t, s, c, start, title_given=bool(given)))
+        for eid, t, s, c, start, given in rows
+    ]
 
 
 def ids(db: Database) -> list[str]:
