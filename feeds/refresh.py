@@ -575,15 +575,24 @@ class _Placing:
         :func:`place_new` then places whatever this could not."""
         if self._thread is None or self._models is None or not self._waiting:
             return
+        self._place(self._models, self._waiting, self._bigrams, self._tokens)
+
+    def _place(
+        self,
+        models: SavedModels,
+        ids: list[str],
+        bigrams: Mapping[str, bytes],
+        tokens: Mapping[str, bytes],
+    ) -> None:
+        """Place one batch; a failure is logged, and :func:`place_new` places the batch
+        again and says what is wrong."""
         from topiclens.clustering import pipeline
 
         try:
             with one_blas_thread():
-                pipeline.assign_new(
-                    self._store, self._waiting, self._models, self._bigrams, self._tokens
-                )
-        except Exception:  # place_new places them again, and says what is wrong
-            log.exception("placing the last new entries of the refresh failed")
+                pipeline.assign_new(self._store, ids, models, bigrams, tokens)
+        except Exception:
+            log.exception("placing new entries during the refresh failed")
 
     def _next_batch(self) -> tuple[list[str], dict[str, bytes], dict[str, bytes]] | None:
         with self._changed:
@@ -598,20 +607,15 @@ class _Placing:
     def _run(self) -> None:
         try:
             import scipy.sparse  # noqa: F401  (what the features of new entries load)
+            import topiclens.clustering.pipeline
             import topiclens.clustering.placing  # noqa: F401
-            from topiclens.clustering import pipeline
             from topiclens.clustering.saved import SavedModels
         except Exception:  # place_new imports them again, and says what is wrong
             log.exception("preloading the placing of new entries failed")
             return
         models = self._models = SavedModels()  # (the model read once, not once a batch)
         while (batch := self._next_batch()) is not None:
-            ids, bigrams, tokens = batch
-            try:
-                with one_blas_thread():
-                    pipeline.assign_new(self._store, ids, models, bigrams, tokens)
-            except Exception:  # place_new places them again, and says what is wrong
-                log.exception("placing new entries during the refresh failed")
+            self._place(models, *batch)
 
 
 @contextlib.contextmanager
