@@ -360,7 +360,6 @@ class Tokenizer:
 
     def __init__(self, vocab: Vocabulary | None = None) -> None:
         self.vocab = vocab or vocabulary()
-        self._surface_re = surface_pattern(self.vocab.surfaces)
         self._surface_at = surface_matchers(self.vocab.surfaces)
         self._surface_start = surface_starts(self.vocab.surfaces)
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}

@@ -15,6 +15,7 @@ none of its first characters.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
@@ -29,7 +30,7 @@ from helpers import DATA, FEED_HEADER, ROOT
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from topiclens.clustering import tokenize
-from topiclens.clustering.tokenize import HAN, Tokenizer, default_tokenizer
+from topiclens.clustering.tokenize import HAN, Tokenizer, default_tokenizer, surface_pattern
 from topiclens.feeds.fetch import Fetched, Validators
 from topiclens.feeds.refresh import parse_fetched
 from topiclens.store import feed_entries, feed_tuning, html_render, html_text, parsed_feed
@@ -75,8 +76,13 @@ def _plain_scheme(url: str) -> str:
     return split_scheme(url.strip())
 
 
+@functools.cache
+def _surface_pattern_of(tokenizer: Tokenizer) -> re.Pattern[str]:
+    return surface_pattern(tokenizer.vocab.surfaces)
+
+
 def _plain_spans(self: Tokenizer, folded: str) -> Iterator[tuple[int, int]]:
-    return (m.span() for m in self._surface_re.finditer(folded))
+    return (m.span() for m in _surface_pattern_of(self).finditer(folded))
 
 
 def plain_ways(monkeypatch: pytest.MonkeyPatch) -> None:
