@@ -1,6 +1,6 @@
-"""wrap_cells gives the very lines of the plain version it replaced (kept here as the
-reference: one token at a time, every width measured by rich) on the bundled corpus and on
-text made to trip it, at several widths."""
+"""wrap_cells gives the very lines of a plain version (kept here as the reference: one token
+at a time, every width measured by rich) on the bundled corpus and on text made to trip it,
+at several widths; and lays out code and nested lists as written."""
 
 from __future__ import annotations
 
@@ -55,34 +55,53 @@ def reference_wrap(text: str, width: int) -> list[str]:
     width = max(4, width)
     lines: list[str] = []
     for para in text.split("\n"):
-        glued: list[str] = []
-        for tok in reference_tokens(para):
-            glue = glued and not tok.isspace() and not glued[-1].isspace()
-            if glue and (tok[0] in NO_LINE_START or glued[-1][-1] in NO_LINE_END):
-                glued[-1] += tok
-                continue
-            glued.append(tok)
-        line, used = "", 0
-        for tok in glued:
-            if tok.isspace():
-                if line:
-                    line, used = line + " ", used + 1
-                continue
+        para = para.expandtabs(4)
+        indented = para.startswith(" ") and not para.isspace()
+        indent = " " * min(len(para) - len(para.lstrip(" ")), width // 2) if indented else ""
+        lines += [
+            indent + line
+            for line in reference_fill(para.lstrip(" "), width - len(indent), indented)
+        ]
+    return lines
+
+
+def reference_fill(para: str, width: int, keep_spaces: bool) -> list[str]:
+    lines: list[str] = []
+    glued: list[str] = []
+    for tok in reference_tokens(para):
+        glue = glued and not tok.isspace() and not glued[-1].isspace()
+        if glue and (tok[0] in NO_LINE_START or glued[-1][-1] in NO_LINE_END):
+            glued[-1] += tok
+            continue
+        glued.append(tok)
+    line, used = "", 0
+    for tok in glued:
+        if tok.isspace():
+            if line:
+                run = tok if keep_spaces and set(tok) == {" "} else " "
+                line, used = line + run, used + len(run)
+            continue
+        w = cell_width(tok)
+        if used + w > width and line.strip():
+            lines.append(line.rstrip())
+            line, used = "", 0
+        if w > width:
+            *heads, tok = reference_heads(tok, width)
+            lines += heads
             w = cell_width(tok)
-            if used + w > width and line.strip():
-                lines.append(line.rstrip())
-                line, used = "", 0
-            if w > width:
-                *heads, tok = reference_heads(tok, width)
-                lines += heads
-                w = cell_width(tok)
-            line, used = line + tok, used + w
-        lines.append(line.rstrip())
+        line, used = line + tok, used + w
+    lines.append(line.rstrip())
     return lines
 
 
 HOSTILE = [
     "",
+    "    def lookup(block_table, position):\n        block = block_table[position  //  16]",
+    "  - nested item " * 12,
+    " " * 300 + "far indented",
+    "\tindented by a tab\t\tand inside",
+    "    " + "长" * 60,
+    "  \u3000 indent then wide space",
     " ",
     "\n\n\n",
     "  leading and trailing  \t",
@@ -153,3 +172,25 @@ def test_one_character_measures_as_its_cells() -> None:
             continue
         ch = chr(code)
         assert cell_width(ch) == char_cells(ch), hex(code)
+
+
+def test_code_keeps_its_indentation_and_alignment() -> None:
+    code = "Look:\n\n    def lookup(table, at):\n        block  = table[at // 16]\n\treturn block"
+    assert wrap_cells(code, 40) == [
+        "Look:",
+        "",
+        "    def lookup(table, at):",
+        "        block  = table[at // 16]",
+        "    return block",
+    ]
+
+
+def test_an_indented_line_wraps_under_its_indentation() -> None:
+    item = "  - a nested item long enough to wrap"
+    assert wrap_cells(item, 20) == ["  - a nested item", "  long enough to", "  wrap"]
+    # prose keeps collapsing its runs of white space
+    assert wrap_cells("two  spaces\tand a tab", 40) == ["two spaces and a tab"]
+
+
+def test_indentation_is_at_most_half_the_line() -> None:
+    assert wrap_cells(" " * 10_000 + "word", 20) == [" " * 10 + "word"]
