@@ -268,17 +268,22 @@ def entry_terms(
         mine = label_at == c
         in_topic = rows.indices[mine]
         weighed = rows.data[mine] * np.asarray(topic_weights[c]).reshape(-1)[in_topic]
+        # only the positive products can be picked (a topic weighs few terms): the rest are
+        # left out before the rows are sorted, the positive ones kept in their order
+        positive = weighed > 0
+        row_of = np.repeat(np.arange(len(members)), sizes[members])[positive]
         # plain lists: per-row numpy calls on rows of ~100 values cost more than the work
-        data, cols = weighed.tolist(), in_topic.tolist()
-        ptr = np.concatenate(([0], np.cumsum(sizes[members]))).tolist()
-        for r, doc in enumerate(members.tolist()):
+        data, cols = weighed[positive].tolist(), in_topic[positive].tolist()
+        counted = np.bincount(row_of, minlength=len(members))
+        ptr = np.concatenate(([0], np.cumsum(counted))).tolist()
+        docs = members.tolist()
+        for r in np.flatnonzero(counted).tolist():
+            doc = docs[r]
             lo, hi = ptr[r], ptr[r + 1]
             picked: list[str] = []
             compact: list[str] = []
             # stable, best first (sorted keeps the order of ties, as argsort's "stable")
             for j in sorted(range(lo, hi), key=data.__getitem__, reverse=True):
-                if data[j] <= 0:
-                    break
                 col = cols[j]
                 got = labels_of.get(col)
                 if got is None:
