@@ -44,7 +44,6 @@ from .scale import Sampling
 from .stages import Progress, Stage
 from .token_cache import (
     TokenIds,
-    decode,
     entry_token_ids,
     term_tokens,
     tokenized_anchors,
@@ -440,7 +439,7 @@ def _place(
     tids, _ = entry_token_ids(store, todo_ids, known=tokens)
     # counted straight from the cached token ids, without a string per token
     counts = tids.counts()
-    made = [decode(bigrams[eid]) if eid in bigrams else None for eid in todo_ids]
+    made = [bigrams.get(eid) for eid in todo_ids]  # (encoded: placing reads them so)
     texts = [text for _, text in todo]
     placed = saved.model.place(texts, tokens=counts, among=alive, bigrams=made)
     out = {

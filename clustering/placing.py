@@ -10,10 +10,19 @@ placing a few hundred entries.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .features import Docs, Vectorizer, count_entries, feature_docs, features_in
+from .features import (
+    Docs,
+    TokenCounts,
+    Vectorizer,
+    count_entries,
+    encoded_counts,
+    feature_docs,
+    features_in,
+)
 from .membership import also_topics
 from .naming import entry_terms
 from .neighbours import nearest_in, similar_pairs, smooth, smooth_count
@@ -75,7 +84,7 @@ def place(
     among: Sequence[bool] | None = None,
     neighbours: Callable[[Any, Any, int], tuple[Any, Any]] | None = None,
     topics: Any = None,
-    bigrams: Sequence[Sequence[str] | None] | None = None,
+    bigrams: Sequence[Sequence[str] | bytes | None] | None = None,
 ) -> Placement:
     """Place new texts as the fit of ``model`` (a fitted ``TopicModel`` or its
     :class:`FittedArrays`) placed its own: the fitted vocabulary, weights and projection;
@@ -84,12 +93,18 @@ def place(
     (chosen already). ``neighbours(queries, pool, m)`` finds the nearest fitted entries
     instead of :func:`nearest_in` (a large fit's grouped search, :class:`.scale.PoolIndex`).
     ``bigrams[i]``, when given and not None, are text ``i``'s bigram features, made
-    already (:meth:`.tokenize.Tokenizer.tokens_and_bigrams`)."""
+    already (:meth:`.tokenize.Tokenizer.tokens_and_bigrams`), as a list or as encoded
+    (:func:`.token_cache.encode`)."""
     import numpy as np
 
     n = count_entries(X, tokens)
     tokenizer = model.tokenizer or default_tokenizer()
-    docs = feature_docs(X, tokens, tokenizer, model.bigrams_, bigrams)
+    if model.bigrams_ and isinstance(tokens, TokenCounts) and X is not None and bigrams:
+        # the bigram features counted straight into the fitted vocabulary from their
+        # encoded form: no string made for each, and no vocabulary of the texts' own
+        docs = tokens.beside(_bigram_counts(model, X, bigrams, tokenizer))
+    else:
+        docs = feature_docs(X, tokens, tokenizer, model.bigrams_, bigrams)
     f = features_in(docs, Vectorizer(list(model.vocabulary_), model.idf_, model.components_))
     vectors = f.vectors
     similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
@@ -119,3 +134,32 @@ def place(
     topic_terms = [t if among is None or among[c] else [] for c, t in enumerate(model.topic_terms_)]
     also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, model.also_bars_)
     return Placement(labels, scores, terms, similar, also, vectors)
+
+
+# each model's vocabulary as encoded tokens, made once (a refresh places batch after batch
+# with one model), and made again when the model is fitted again (a new vocabulary)
+_ENCODED: weakref.WeakKeyDictionary[Any, tuple[Any, dict[bytes, int]]] = weakref.WeakKeyDictionary()
+
+
+def _bigram_counts(
+    model: Any,
+    texts: Sequence[str],
+    bigrams: Sequence[Sequence[str] | bytes | None],
+    tokenizer: Tokenizer,
+) -> TokenCounts:
+    """The texts' bigram features (``bigrams[i]``, else made from ``texts[i]``) counted in
+    the columns of ``model``'s vocabulary."""
+    from .token_cache import SEP
+
+    vocabulary = model.vocabulary_
+    found = _ENCODED.get(model)
+    if found is None or found[0] is not vocabulary:
+        columns = {t.encode("utf-8", "surrogatepass"): j for j, t in enumerate(vocabulary)}
+        _ENCODED[model] = found = (vocabulary, columns)
+    blobs = [
+        b
+        if isinstance(b, bytes)
+        else SEP.join(tokenizer.bigrams(t) if b is None else b).encode("utf-8", "surrogatepass")
+        for t, b in zip(texts, bigrams, strict=True)
+    ]
+    return TokenCounts(encoded_counts(blobs, found[1], len(vocabulary)), list(vocabulary))
