@@ -41,6 +41,9 @@ class Placement(NamedTuple):
     similar: list[list[tuple[int, float]]]  # (index of a fitted entry, cosine), best first
     also: list[list[tuple[int, float]]]  # (another topic it centrally discusses, score)
     vectors: Any = None  # (n, d) the texts' smoothed vectors, as compared with the centres
+    # the arrays ``similar`` lists: (n, n_similar) indices of fitted entries (-1: none) and
+    # their cosines to six decimals (float64), best first; None without fitted entries
+    near: tuple[Any, Any] | None = None
 
 
 class FittedArrays:
@@ -108,6 +111,7 @@ def place(
     f = features_in(docs, Vectorizer(list(model.vocabulary_), model.idf_, model.components_))
     vectors = f.vectors
     similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    near = None
     if model.embedding_ is not None and len(model.embedding_):
         pool = model.embedding_.astype(np.float32)
         k_smooth = smooth_count(len(pool)) if model.smoothing else 0
@@ -117,6 +121,8 @@ def place(
         if model.smoothing:
             vectors = smooth(vectors, near_idx[:, :k_smooth], pool)
         similar = similar_pairs(near_idx, near_sim, model.n_similar)
+        top = near_idx[:, : model.n_similar]
+        near = (top, np.round(near_sim[:, : model.n_similar].astype(np.float64), 6))
     sims = vectors @ model.cluster_centers_.T
     if among is not None:
         sims[:, ~np.asarray(among, dtype=bool)] = -np.inf
@@ -133,7 +139,7 @@ def place(
     terms = entry_terms(f.tfidf, labels, weights, vocab, tokenizer.vocab)
     topic_terms = [t if among is None or among[c] else [] for c, t in enumerate(model.topic_terms_)]
     also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, model.also_bars_)
-    return Placement(labels, scores, terms, similar, also, vectors)
+    return Placement(labels, scores, terms, similar, also, vectors, near)
 
 
 # each model's vocabulary as encoded tokens, made once (a refresh places batch after batch

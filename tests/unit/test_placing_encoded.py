@@ -73,6 +73,11 @@ def test_encoded_bigrams_place_as_bigrams_given_as_strings_and_as_made_from_the_
         assert first.similar == other.similar
         assert first.also == other.also
         assert np.array_equal(first.vectors.view(np.uint32), other.vectors.view(np.uint32))
+    # the arrays a batch packs its similar entries from list what ``similar`` lists
+    assert first.near is not None
+    for i, listed in enumerate(first.similar):
+        index, cosines = first.near[0][i].tolist(), first.near[1][i].tolist()
+        assert listed == [(j, c) for j, c in zip(index, cosines, strict=True) if j >= 0]
     # the model read again (a re-cluster saved another): its own vocabulary's columns
     again = read_saved(blob, placing_only=True)
     assert again is not None
