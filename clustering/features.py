@@ -161,6 +161,8 @@ def fit_features(
 def features_in(docs: Docs, fitted: Vectorizer) -> Features:
     """Features of new docs in a fitted vocabulary: the same counts, weights and
     projection as the fit's (terms the fit did not keep are left out)."""
+    from itertools import repeat
+
     import numpy as np
 
     index = {t: j for j, t in enumerate(fitted.vocab)}
@@ -170,9 +172,8 @@ def features_in(docs: Docs, fitted: Vectorizer) -> Features:
     # token list, or over the fitted vocabulary, leave most unused)
     used = np.flatnonzero(np.bincount(m.indices, minlength=len(terms))).tolist()
     remap = np.full(len(terms), -1, dtype=np.int64)
-    remap[used] = np.fromiter(
-        (index.get(terms[j], -1) for j in used), dtype=np.int64, count=len(used)
-    )
+    looked = map(index.get, map(terms.__getitem__, used), repeat(-1))
+    remap[used] = np.fromiter(looked, dtype=np.int64, count=len(used))
     counts = _move_columns(m, remap, len(fitted.vocab))
     tfidf = weigh(counts, fitted.idf)
     if fitted.components is None:

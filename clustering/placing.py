@@ -26,7 +26,7 @@ from .features import (
 from .membership import also_topics
 from .naming import entry_terms
 from .neighbours import nearest_in, similar_pairs, smooth, smooth_count
-from .tokenize import Tokenizer, default_tokenizer
+from .tokenize import Tokenizer, default_tokenizer, vocabulary
 
 if TYPE_CHECKING:
     from .anchors import Anchor
@@ -101,13 +101,15 @@ def place(
     import numpy as np
 
     n = count_entries(X, tokens)
-    tokenizer = model.tokenizer or default_tokenizer()
+    # the tokenizer (its patterns compiled: about 0.1 s) only where a text is tokenized
+    # here: a refresh's entries come with their tokens and bigram features made
+    tokenizer: Tokenizer | None = model.tokenizer
     if model.bigrams_ and isinstance(tokens, TokenCounts) and X is not None and bigrams:
         # the bigram features counted straight into the fitted vocabulary from their
         # encoded form: no string made for each, and no vocabulary of the texts' own
-        docs = tokens.beside(_bigram_counts(model, X, bigrams, tokenizer))
+        docs = tokens.beside(_bigram_counts(model, X, bigrams))
     else:
-        docs = feature_docs(X, tokens, tokenizer, model.bigrams_, bigrams)
+        docs = feature_docs(X, tokens, tokenizer or default_tokenizer(), model.bigrams_, bigrams)
     f = features_in(docs, Vectorizer(list(model.vocabulary_), model.idf_, model.components_))
     vectors = f.vectors
     similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
@@ -136,7 +138,9 @@ def place(
         for token, w in model.term_weights_[c].items():
             row[model.vocabulary_[token]] = w
         weights[c] = row
-    terms = entry_terms(f.tfidf, labels, weights, vocab, tokenizer.vocab)
+    terms = entry_terms(
+        f.tfidf, labels, weights, vocab, tokenizer.vocab if tokenizer else vocabulary()
+    )
     topic_terms = [t if among is None or among[c] else [] for c, t in enumerate(model.topic_terms_)]
     also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, model.also_bars_)
     return Placement(labels, scores, terms, similar, also, vectors, near)
@@ -151,21 +155,22 @@ def _bigram_counts(
     model: Any,
     texts: Sequence[str],
     bigrams: Sequence[Sequence[str] | bytes | None],
-    tokenizer: Tokenizer,
 ) -> TokenCounts:
     """The texts' bigram features (``bigrams[i]``, else made from ``texts[i]``) counted in
     the columns of ``model``'s vocabulary."""
     from .token_cache import SEP
 
-    vocabulary = model.vocabulary_
+    fitted = model.vocabulary_
     found = _ENCODED.get(model)
-    if found is None or found[0] is not vocabulary:
-        columns = {t.encode("utf-8", "surrogatepass"): j for j, t in enumerate(vocabulary)}
-        _ENCODED[model] = found = (vocabulary, columns)
+    if found is None or found[0] is not fitted:
+        columns = {t.encode("utf-8", "surrogatepass"): j for j, t in enumerate(fitted)}
+        _ENCODED[model] = found = (fitted, columns)
     blobs = [
         b
         if isinstance(b, bytes)
-        else SEP.join(tokenizer.bigrams(t) if b is None else b).encode("utf-8", "surrogatepass")
+        else SEP.join(
+            (model.tokenizer or default_tokenizer()).bigrams(t) if b is None else b
+        ).encode("utf-8", "surrogatepass")
         for t, b in zip(texts, bigrams, strict=True)
     ]
-    return TokenCounts(encoded_counts(blobs, found[1], len(vocabulary)), list(vocabulary))
+    return TokenCounts(encoded_counts(blobs, found[1], len(fitted)), list(fitted))

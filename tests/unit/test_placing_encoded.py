@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pytest
 from topiclens.clustering.features import TokenCounts, encoded_counts, raw_counts
 from topiclens.clustering.saved import read_saved
 from topiclens.clustering.token_cache import encode
@@ -83,3 +84,36 @@ def test_encoded_bigrams_place_as_bigrams_given_as_strings_and_as_made_from_the_
     assert again is not None
     placed = again.model.place(TEXTS, tokens=counts(), bigrams=encoded)
     assert np.array_equal(placed.vectors.view(np.uint32), first.vectors.view(np.uint32))
+
+
+def test_a_batch_with_its_tokens_and_bigrams_made_places_without_a_tokenizer(
+    bundled_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # a refresh's entries come with both made by the parse workers: the process that
+    # places them never builds a tokenizer (compiling its patterns costs about 0.1 s)
+    from topiclens.clustering import placing, token_cache
+    from topiclens.clustering.pipeline import assign_new
+    from topiclens.clustering.saved import SavedModels
+    from topiclens.clustering.tokenize import tokenizer_version
+    from topiclens.store import Entry
+
+    tokenizer = default_tokenizer()
+    with Store.open_dir(bundled_home) as store:
+        new = [
+            Entry(id=f"nomake{i:010d}", title=t, summary="", source="test", date="2026-01-01")
+            for i, t in enumerate(TEXTS[:5])
+        ]
+        store.add_entries(new)
+        texts = store.entry_texts([e.id for e in new])
+        rows = [(eid, "", tokenizer_version(), tokenizer(text)) for eid, text in texts]
+        tokens = {row[0]: blob for row, blob in zip(rows, store.put_tokens(rows), strict=True)}
+        bigrams = {eid: encode(tokenizer.bigrams(text)) for eid, text in texts}
+
+        def refused() -> None:
+            raise AssertionError("a tokenizer was made")
+
+        monkeypatch.setattr(placing, "default_tokenizer", refused)
+        monkeypatch.setattr(token_cache, "default_tokenizer", refused)
+        ids = [e.id for e in new]
+        assert assign_new(store, ids, SavedModels(), bigrams, tokens) == len(ids)
+        assert all(store.assignment(eid) is not None for eid in ids)
