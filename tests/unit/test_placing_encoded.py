@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from topiclens.clustering.features import TokenCounts, encoded_counts, raw_counts
 from topiclens.clustering.saved import read_saved
-from topiclens.clustering.token_cache import encode
+from topiclens.clustering.token_cache import decode, encode
 from topiclens.clustering.tokenize import default_tokenizer
 from topiclens.store import Store
 
@@ -28,15 +28,18 @@ TEXTS = [
 
 def test_encoded_counts_are_the_counts_of_the_decoded_tokens():
     rng = random.Random(3)
-    words = ["\x02缓存", "\x02注意", "kv", "cache", "\x02解码", "", "\x02专家", "gpu"]
-    columns_of = ["gpu", "\x02解码", "kv", "\x02缓存", "nowhere"]  # (some tokens in no column)
+    # (bigram features, a 4-byte character, the empty token, a NUL inside, long words)
+    words = ["\x02缓存", "\x02注意", "kv", "cache", "\x02解码", "", "\x02专家", "gpu", "\x02𠀀中"]
+    words += ["a\x00", "a", "speculative decoding"]
+    columns_of = ["gpu", "\x02解码", "kv", "\x02缓存", "nowhere", "\x02𠀀中", "a\x00", ""]
+    columns_of += ["speculative decoding"]  # (some tokens in no column)
     columns = {t.encode(): j for j, t in enumerate(columns_of)}
     for _ in range(50):
         docs = [[rng.choice(words) for _ in range(rng.randint(0, 6))] for _ in range(8)]
         got = encoded_counts([encode(d) for d in docs], columns, len(columns_of))
         want = np.zeros((len(docs), len(columns_of)), dtype=np.float32)
         for i, doc in enumerate(docs):
-            for t in doc:
+            for t in decode(encode(doc)):  # (a doc of one empty token encodes as none)
                 if t.encode() in columns:
                     want[i, columns[t.encode()]] += 1
         assert got.shape == want.shape and np.array_equal(got.toarray(), want)
