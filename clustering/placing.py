@@ -110,7 +110,8 @@ def place(
         docs = tokens.beside(_bigram_counts(model, X, bigrams))
     else:
         docs = feature_docs(X, tokens, tokenizer or default_tokenizer(), model.bigrams_, bigrams)
-    f = features_in(docs, Vectorizer(list(model.vocabulary_), model.idf_, model.components_))
+    vocab = list(model.vocabulary_)
+    f = features_in(docs, Vectorizer(vocab, model.idf_, model.components_))
     vectors = f.vectors
     similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
     near = None
@@ -131,7 +132,6 @@ def place(
     labels = sims.argmax(axis=1) if topics is None else np.asarray(topics, dtype=np.int64)
     best = sims[np.arange(n), labels]
     scores = np.where(np.isfinite(best), best, 0.0).astype(np.float64).tolist()
-    vocab = list(model.vocabulary_)
     weights = {}
     for c in np.unique(labels).tolist():
         row = np.zeros(len(vocab), dtype=np.float64)
