@@ -278,19 +278,20 @@ def entry_terms(
         # left out before the rows are sorted, the positive ones kept in their order
         positive = weighed > 0
         row_of = np.repeat(np.arange(len(members)), counts)[positive]
+        values = weighed[positive]
+        # each row's values best first, ties in their order (a stable sort's): every row
+        # sorted at once
+        best_first = np.lexsort((-values, row_of))
         # plain lists: per-row numpy calls on rows of ~100 values cost more than the work
-        data, cols = weighed[positive].tolist(), in_topic[positive].tolist()
+        cols = in_topic[positive][best_first].tolist()
         counted = np.bincount(row_of, minlength=len(members))
         ptr = np.concatenate(([0], np.cumsum(counted))).tolist()
         docs = members.tolist()
         for r in np.flatnonzero(counted).tolist():
             doc = docs[r]
-            lo, hi = ptr[r], ptr[r + 1]
             picked: list[str] = []
             compact: list[str] = []
-            # stable, best first (sorted keeps the order of ties, as argsort's "stable")
-            for j in sorted(range(lo, hi), key=data.__getitem__, reverse=True):
-                col = cols[j]
+            for col in cols[ptr[r] : ptr[r + 1]]:
                 got = labels_of.get(col)
                 if got is None:
                     label = vocab.display(vocab_tokens[col])
