@@ -643,7 +643,7 @@ class TopicModel(ClusterMixin, BaseEstimator):
         among: Sequence[bool] | None = None,
         neighbours: Callable[[Any, Any, int], tuple[Any, Any]] | None = None,
         topics: Any = None,
-        bigrams: Sequence[Sequence[str] | None] | None = None,
+        bigrams: Sequence[Sequence[str] | bytes | None] | None = None,
     ) -> Placement:
         """Place new texts as the fit placed its own: :func:`.placing.place` (which says
         what each parameter does; it places with a saved model's arrays alone as well)."""

@@ -50,6 +50,13 @@ class TokenCounts:
         more, more_vocab = raw_counts(docs)
         return TokenCounts(sp.hstack([self.matrix, more], format="csr"), [*self.vocab, *more_vocab])
 
+    def beside(self, other: TokenCounts) -> TokenCounts:
+        """These counts with ``other``'s (of the same docs) in more columns."""
+        import scipy.sparse as sp
+
+        matrix = sp.hstack([self.matrix, other.matrix], format="csr")
+        return TokenCounts(matrix, [*self.vocab, *other.vocab])
+
 
 Docs = Sequence[Sequence[str]] | TokenCounts
 
@@ -154,12 +161,20 @@ def fit_features(
 def features_in(docs: Docs, fitted: Vectorizer) -> Features:
     """Features of new docs in a fitted vocabulary: the same counts, weights and
     projection as the fit's (terms the fit did not keep are left out)."""
+    from itertools import repeat
+
     import numpy as np
 
     index = {t: j for j, t in enumerate(fitted.vocab)}
     m, terms = (docs.matrix, docs.vocab) if isinstance(docs, TokenCounts) else raw_counts(docs)
-    remap = np.fromiter((index.get(t, -1) for t in terms), dtype=np.int64, count=len(terms))
-    counts = _move_columns(m.tocsr(), remap, len(fitted.vocab))
+    m = m.tocsr()
+    # only the columns the docs use are looked up (counts made over the store's whole
+    # token list, or over the fitted vocabulary, leave most unused)
+    used = np.flatnonzero(np.bincount(m.indices, minlength=len(terms))).tolist()
+    remap = np.full(len(terms), -1, dtype=np.int64)
+    looked = map(index.get, map(terms.__getitem__, used), repeat(-1))
+    remap[used] = np.fromiter(looked, dtype=np.int64, count=len(used))
+    counts = _move_columns(m, remap, len(fitted.vocab))
     tfidf = weigh(counts, fitted.idf)
     if fitted.components is None:
         return Features(counts, tfidf, tfidf.toarray())
@@ -249,6 +264,31 @@ def raw_counts(docs: Sequence[Sequence[str]]) -> tuple[Any, list[str]]:
     )
     data = np.ones(len(indices), dtype=np.float32)
     return sp.csr_matrix((data, indices, indptr), shape=(len(docs), len(index))), list(index)
+
+
+def encoded_counts(blobs: Sequence[bytes], columns: dict[bytes, int], width: int) -> Any:
+    """Each doc's token counts, from its tokens as encoded (:func:`.token_cache.encode`:
+    UTF-8, joined by ``SEP``), in the columns ``columns`` gives the encoded tokens (those
+    it does not have left out): an (n, width) csr, duplicates not yet summed. No token is
+    decoded, and the docs are split and looked up all at once."""
+    from itertools import repeat
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    from .token_cache import SEP
+
+    sep = SEP.encode()
+    sizes = np.fromiter((b.count(sep) + 1 if b else 0 for b in blobs), np.int64, len(blobs))
+    joined = sep.join(b for b in blobs if b)
+    parts = joined.split(sep) if joined else []
+    cols = np.fromiter(map(columns.get, parts, repeat(-1)), dtype=np.int64, count=len(parts))
+    rows = np.repeat(np.arange(len(blobs)), sizes)
+    known = cols >= 0
+    indptr = np.zeros(len(blobs) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[known], minlength=len(blobs)), out=indptr[1:])
+    data = np.ones(int(indptr[-1]), dtype=np.float32)
+    return sp.csr_matrix((data, cols[known].astype(np.int32), indptr), shape=(len(blobs), width))
 
 
 def select_terms(m: Any, terms: list[str], *, min_df: int = 1) -> tuple[Any, list[str]]:

@@ -59,10 +59,46 @@ def centrality(
 
     if not cols:
         return np.zeros(tfidf.shape[0])
-    best = np.asarray(tfidf[:, cols].max(axis=1).todense()).ravel()
-    uses = np.asarray(counts[:, cols].sum(axis=1)).ravel()
+    best = row_max(tfidf, cols)
+    uses = row_sum(counts, cols)
     share = best / np.maximum(top, 1e-12)
     return np.where(uses >= min_count, share, 0.0)
+
+
+def row_max(m: Any, cols: Any) -> Any:
+    """(n,) each row's largest value in columns ``cols`` of csr ``m``, a column it does not
+    hold counted as 0: what ``m[:, cols].max(axis=1)`` gives, read off the values in those
+    columns without making the matrix of them (a refresh's batches asked for it a dozen
+    times each)."""
+    import numpy as np
+
+    m = m.tocsr()
+    if not m.has_canonical_format:  # (duplicates are summed first: scipy's own way then)
+        return np.asarray(m[:, cols].max(axis=1).todense()).ravel()
+    n = m.shape[0]
+    wanted = np.zeros(m.shape[1], dtype=bool)
+    wanted[cols] = True
+    picked = wanted[m.indices]
+    values = m.data[picked]
+    rows = np.repeat(np.arange(n), np.diff(m.indptr))[picked]
+    best = np.full(n, -np.inf, dtype=m.dtype)
+    if len(rows):
+        starts = np.flatnonzero(np.diff(rows, prepend=-1))  # (rows come in order)
+        best[rows[starts]] = np.maximum.reduceat(values, starts)
+    held = np.bincount(rows, minlength=n)
+    return np.where(held < np.count_nonzero(wanted), np.maximum(best, 0), best)
+
+
+def row_sum(m: Any, cols: Any) -> Any:
+    """(n,) each row's sum of its values in columns ``cols`` of csr ``m`` (counts: exact),
+    as :func:`row_max` reads them."""
+    import numpy as np
+
+    m = m.tocsr()
+    wanted = np.zeros(m.shape[1], dtype=np.float64)
+    np.add.at(wanted, cols, 1.0)  # (a column asked for twice counts twice)
+    weighed = m.data * wanted[m.indices]
+    return np.bincount(np.repeat(np.arange(m.shape[0]), np.diff(m.indptr)), weighed, m.shape[0])
 
 
 def fit_also(
@@ -127,11 +163,16 @@ def _shares(
     wanted = {t for terms in topic_terms for t in terms}
     index = {t: j for j, t in enumerate(vocab_tokens) if t in wanted}
     top = heaviest_word(tfidf, word_columns(vocab_tokens))
+    # the columns of every topic's terms picked out of the matrices once; each topic's
+    # read from those few
+    picked = sorted(set(index.values()))
+    at = {j: k for k, j in enumerate(picked)}
+    few_tfidf, few_counts = tfidf.tocsr()[:, picked], counts.tocsr()[:, picked]
     out = {}
     for c, terms in enumerate(topic_terms):
-        cols = [index[t] for t in terms if t in index]
+        cols = [at[index[t]] for t in terms if t in index]
         if cols:
-            out[c] = centrality(tfidf, counts, cols, top)
+            out[c] = centrality(few_tfidf, few_counts, cols, top)
     return out
 
 
@@ -145,9 +186,7 @@ def word_columns(vocab_tokens: Sequence[str]) -> Any:
 def heaviest_word(tfidf: Any, words: Any) -> Any:
     """(n,) the TF-IDF weight of each entry's heaviest word (``words``: the columns of
     :func:`word_columns`)."""
-    import numpy as np
-
-    return np.asarray(tfidf[:, words].max(axis=1).todense()).ravel()
+    return row_max(tfidf, words)
 
 
 class TermIndex:

@@ -260,26 +260,38 @@ def entry_terms(
     labels_of: dict[int, tuple[str, str]] = {}
     rows = tfidf.tocsr()
     sizes = np.diff(rows.indptr)
-    label_at = np.repeat(np.asarray(labels), sizes)  # the topic of each stored value's row
-    for c in np.unique(labels).tolist():
-        members = np.flatnonzero(labels == c)
+    labels = np.asarray(labels)
+    order = np.argsort(labels, kind="stable")  # the rows topic by topic, each in row order
+    for members in np.split(order, np.flatnonzero(np.diff(labels[order])) + 1):
+        if not len(members):
+            continue
+        c = int(labels[members[0]])
         # the topic's rows' values times its weights, row after row (what multiplying the
-        # rows picked out of the matrix gives, without making a matrix for each topic)
-        mine = label_at == c
-        in_topic = rows.indices[mine]
-        weighed = rows.data[mine] * np.asarray(topic_weights[c]).reshape(-1)[in_topic]
+        # rows picked out of the matrix gives, without making a matrix for each topic):
+        # the positions of its rows' values taken once, not a pass over every value
+        counts = sizes[members]
+        ends = np.cumsum(counts)
+        at = np.arange(ends[-1]) + np.repeat(rows.indptr[members] - (ends - counts), counts)
+        in_topic = rows.indices[at]
+        weighed = rows.data[at] * np.asarray(topic_weights[c]).reshape(-1)[in_topic]
+        # only the positive products can be picked (a topic weighs few terms): the rest are
+        # left out before the rows are sorted, the positive ones kept in their order
+        positive = weighed > 0
+        row_of = np.repeat(np.arange(len(members)), counts)[positive]
+        values = weighed[positive]
+        # each row's values best first, ties in their order (a stable sort's): every row
+        # sorted at once
+        best_first = np.lexsort((-values, row_of))
         # plain lists: per-row numpy calls on rows of ~100 values cost more than the work
-        data, cols = weighed.tolist(), in_topic.tolist()
-        ptr = np.concatenate(([0], np.cumsum(sizes[members]))).tolist()
-        for r, doc in enumerate(members.tolist()):
-            lo, hi = ptr[r], ptr[r + 1]
+        cols = in_topic[positive][best_first].tolist()
+        counted = np.bincount(row_of, minlength=len(members))
+        ptr = np.concatenate(([0], np.cumsum(counted))).tolist()
+        docs = members.tolist()
+        for r in np.flatnonzero(counted).tolist():
+            doc = docs[r]
             picked: list[str] = []
             compact: list[str] = []
-            # stable, best first (sorted keeps the order of ties, as argsort's "stable")
-            for j in sorted(range(lo, hi), key=data.__getitem__, reverse=True):
-                if data[j] <= 0:
-                    break
-                col = cols[j]
+            for col in cols[ptr[r] : ptr[r + 1]]:
                 got = labels_of.get(col)
                 if got is None:
                     label = vocab.display(vocab_tokens[col])

@@ -44,7 +44,6 @@ from .scale import Sampling
 from .stages import Progress, Stage
 from .token_cache import (
     TokenIds,
-    decode,
     entry_token_ids,
     term_tokens,
     tokenized_anchors,
@@ -426,6 +425,8 @@ def _place(
     """Place the unassigned ones of ``entry_ids`` with ``saved``; returns how many were
     written and the ids the store refused because their topic is gone."""
     from topiclens.store.entries import unassigned_texts
+    from topiclens.store.similar_rows import stored_rows
+    from topiclens.store.topics import Similar
 
     # (id, text) only: what placing reads of an entry; its text only to make its bigram
     # features where they are not made already
@@ -440,7 +441,7 @@ def _place(
     tids, _ = entry_token_ids(store, todo_ids, known=tokens)
     # counted straight from the cached token ids, without a string per token
     counts = tids.counts()
-    made = [decode(bigrams[eid]) if eid in bigrams else None for eid in todo_ids]
+    made = [bigrams.get(eid) for eid in todo_ids]  # (encoded: placing reads them so)
     texts = [text for _, text in todo]
     placed = saved.model.place(texts, tokens=counts, among=alive, bigrams=made)
     out = {
@@ -457,10 +458,14 @@ def _place(
             if c.terms and not c.hidden and c.topic_id in live:
                 for i in index.central(term_tokens(store, c.terms)):
                     out[todo_ids[i]] = (c.topic_id, out[todo_ids[i]][1], [])
-    similar = {
-        eid: [(saved.embedded_id(j), v) for j, v in near]
-        for eid, near in zip(todo_ids, placed.similar, strict=True)
-    }
+    similar: Similar
+    if placed.near is not None:  # (packed as the store keeps them, a batch at once)
+        similar = dict(zip(todo_ids, stored_rows(saved.embedded_id, *placed.near), strict=True))
+    else:
+        similar = {
+            eid: [(saved.embedded_id(j), v) for j, v in near]
+            for eid, near in zip(todo_ids, placed.similar, strict=True)
+        }
     also = [
         (eid, saved.topic_ids[c], score)
         for eid, rows in zip(todo_ids, placed.also, strict=True)

@@ -118,7 +118,8 @@ def entry_token_ids(
             found.extend(here)
             yield [texts[ids[i]] for i in here]
 
-    fresh = iter_tokenize_windows(windows(), len(missing), progress=progress)
+    # (none missing, as for a refresh's new entries: no tokenizer is made)
+    fresh = iter_tokenize_windows(windows(), len(missing), progress=progress) if missing else ()
     for blob in fresh:
         batch.append((found[tokenized], decode(blob)))
         tokenized += 1

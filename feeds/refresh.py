@@ -41,6 +41,7 @@ from topiclens.store.models import Feed
 from .fetch import MAX_RETRY_AFTER, Fetched, Limits, Validators, fetch_all
 
 if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
     from topiclens.clustering.saved import SavedModels
     from topiclens.store import Store
     from topiclens.store.feed_parse import ParsedFeed
@@ -539,6 +540,7 @@ class _Placing:
         self._bigrams: dict[str, bytes] = {}  # of the waiting entries, when made already
         self._tokens: dict[str, bytes] = {}  # their token ids as cached, when cached
         self._models: SavedModels | None = None  # the saved model, read once
+        self._blas: ThreadpoolController | None = None  # the BLAS libraries, found once
         self._closed = False
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -589,7 +591,7 @@ class _Placing:
         from topiclens.clustering import pipeline
 
         try:
-            with one_blas_thread():
+            with one_blas_thread(self._blas):
                 pipeline.assign_new(self._store, ids, models, bigrams, tokens)
         except Exception:
             log.exception("placing new entries during the refresh failed")
@@ -609,7 +611,10 @@ class _Placing:
             import scipy.sparse  # noqa: F401  (what the features of new entries load)
             import topiclens.clustering.pipeline
             import topiclens.clustering.placing  # noqa: F401
+            from threadpoolctl import ThreadpoolController
             from topiclens.clustering.saved import SavedModels
+
+            self._blas = ThreadpoolController()  # (after numpy and scipy are loaded)
         except Exception:  # place_new imports them again, and says what is wrong
             log.exception("preloading the placing of new entries failed")
             return
@@ -619,15 +624,16 @@ class _Placing:
 
 
 @contextlib.contextmanager
-def one_blas_thread() -> Iterator[None]:
+def one_blas_thread(controller: ThreadpoolController | None = None) -> Iterator[None]:
     """BLAS on one thread while new entries are placed: its products are a few hundred
     rows, and OpenBLAS's other threads spin between them on a core the parse workers need
     (measured: placing 10,000 entries in batches of 500 took 4.3 s of CPU, 2.0 s on one
-    thread, with the same results to the bit)."""
+    thread, with the same results to the bit). ``controller``: the BLAS libraries found
+    once, for one who limits batch after batch (finding them took 0.6 ms each time)."""
     import numpy  # noqa: F401  (loads the BLAS library the limit applies to)
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import ThreadpoolController
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    with (controller or ThreadpoolController()).limit(limits=1, user_api="blas"):
         yield
 
 

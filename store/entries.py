@@ -144,11 +144,18 @@ def unassigned_texts(
     grew). The text of an entry in ``known`` is left empty: the caller has what it needs
     of it already."""
     unassigned = "id NOT IN (SELECT entry_id FROM topic_assignments)"
-    rows = rows_by_id(db, _TEXT_COLUMNS, ids, tuple, also=unassigned)
-    return [
-        (eid, "" if eid in known else entry_text(t, s, c, start, title_given=bool(given)))
-        for eid, t, s, c, start, given in rows
-    ]
+    # of an entry in ``known``, only its id is read (a refresh's new entries: all of them)
+    wanted = [eid for eid in ids if eid not in known]
+    texts = {
+        eid: entry_text(t, s, c, start, title_given=bool(given))
+        for eid, t, s, c, start, given in rows_by_id(
+            db, _TEXT_COLUMNS, wanted, tuple, also=unassigned
+        )
+    }
+    if len(wanted) < len(ids):
+        held = [eid for eid in ids if eid in known]
+        texts.update((eid, "") for (eid,) in rows_by_id(db, "id", held, tuple, also=unassigned))
+    return [(eid, texts[eid]) for eid in ids if eid in texts]
 
 
 def ids(db: Database) -> list[str]:

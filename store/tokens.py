@@ -6,10 +6,11 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections.abc import Iterator, Sequence
+from itertools import chain, repeat
 
 from .connection import Database
 from .errors import StoreError
-from .token_ids import pack, unpack
+from .token_ids import WIDE, pack, unpack
 
 # (entry id, content hash, tokenizer version, tokens), as the clustering caches them
 TokenRow = tuple[str, str, str, Sequence[str]]
@@ -83,6 +84,8 @@ class TokenCache:
         store get the next ids in the same transaction."""
         if array("I").itemsize != 4:  # pragma: no cover - no such platform in use
             raise StoreError("token ids need 4-byte unsigned integers")
+        import numpy as np
+
         blobs: list[bytes] = []
         fresh: list[tuple[int, str]] = []
         try:
@@ -90,20 +93,32 @@ class TokenCache:
                 self._read(conn)  # ids others gave out since
                 index, tokens = self._token_ids, self._tokens
                 versions = _version_ids(conn, {version for _, _, version, _ in rows})
+                # every row's tokens looked up at once, as one array (the ids, the blobs
+                # and the stored words then cut from it), not a list and two arrays a row
+                flat = list(chain.from_iterable(toks for _, _, _, toks in rows))
+                ids = np.fromiter(map(index.get, flat, repeat(-1)), np.int64, len(flat))
+                for i in np.flatnonzero(ids < 0).tolist():  # (new tokens, in order)
+                    t = flat[i]
+                    tid = index.get(t)
+                    if tid is None:
+                        tid = index[t] = len(tokens)
+                        tokens.append(t)
+                        fresh.append((tid, t))
+                    ids[i] = tid
+                ends = np.cumsum([len(toks) for _, _, _, toks in rows], dtype=np.int64).tolist()
+                wide = ids.astype(np.uint32).tobytes()
+                # (a row holding an id from WIDE up is packed alone)
+                narrow = (
+                    ids.astype(np.uint16).tobytes() if not len(ids) or ids.max() < WIDE else None
+                )
                 out = []
-                for eid, digest, version, toks in rows:
-                    ids = list(map(index.get, toks))
-                    if None in ids:
-                        for i, t in enumerate(toks):
-                            if ids[i] is None:
-                                tid = index.get(t)
-                                if tid is None:
-                                    tid = index[t] = len(tokens)
-                                    tokens.append(t)
-                                    fresh.append((tid, t))
-                                ids[i] = tid
-                    blobs.append(array("I", ids).tobytes())
-                    out.append((eid, digest, versions[version], pack(ids)))
+                starts = [0, *ends[:-1]]
+                for (eid, digest, version, _), lo, hi in zip(rows, starts, ends, strict=True):
+                    blobs.append(wide[4 * lo : 4 * hi])
+                    words = (
+                        narrow[2 * lo : 2 * hi] if narrow is not None else pack(ids[lo:hi].tolist())
+                    )
+                    out.append((eid, digest, versions[version], words))
                 conn.executemany("INSERT INTO token_vocab(id, token) VALUES (?, ?)", fresh)
                 conn.executemany(
                     "INSERT OR REPLACE INTO token_cache"

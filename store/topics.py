@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import orjson
 
@@ -24,7 +24,9 @@ INSERT_ASSIGNMENT = (
     "VALUES (?,?,?,?,?)"
 )
 Assignments = dict[str, tuple[int, float, list[str]]]  # entry id -> (topic id, score, terms)
-Similar = dict[str, list[tuple[str, float]]]  # entry id -> [(other entry id, cosine)]
+# entry id -> [(other entry id, cosine)], or that list as the column keeps it already
+# (:func:`.similar_rows.stored`, :func:`.similar_rows.stored_rows`)
+Similar = Mapping[str, list[tuple[str, float]] | str | bytes]
 Also = Sequence[tuple[str, int, float]]  # (entry id, topic id, score): also listed there
 
 TOPIC_COLUMNS = "id, name, keywords, size, user_named, anchor, cohesion, mixed"
@@ -74,7 +76,9 @@ def _assignment_rows(
     packed as :mod:`.similar_rows` keeps them)."""
     dumps = orjson.dumps
     for eid, (tid, score, terms) in assignments.items():
-        yield eid, tid, float(score), dumps(terms).decode(), stored_similar(similar.get(eid))
+        near = similar.get(eid)
+        value = near if isinstance(near, str | bytes) else stored_similar(near)
+        yield eid, tid, float(score), dumps(terms).decode(), value
 
 
 def _topic(row: tuple[int, str, str, int, int, str | None, float | None, int]) -> Topic:
