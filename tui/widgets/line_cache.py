@@ -91,8 +91,8 @@ class LineCache:
     filters and opacity). Lines are kept for each of the last KEPT_LOOKS looks, so a pane
     the focus leaves and comes back to is copied again, not styled anew.
 
-    A border's or padding's line is kept under its row and the border's title and
-    subtitle."""
+    A border's or padding's line is kept under its row and what Textual draws on it: the
+    border's title above the content, its subtitle below."""
 
     def __init__(
         self, size: int = KEPT_LINES, looks: int = KEPT_LOOKS, live: int = LIVE_LINES
@@ -165,13 +165,18 @@ class LineCache:
         # the content's rows, as Textual's StylesCache draws them (the rest: borders, padding)
         first = gutter.top
         end = min(height - gutter.bottom, first + widget.content_region.height)
-        # a border's row shows its title (markup, styles and all) or its subtitle
-        edge = (widget.border_title, widget.border_subtitle)
+        # a border's top rows show its title (markup, styles and all), its bottom rows its
+        # subtitle: a view whose title alone changed (another topic's entries) keeps its
+        # bottom border
+        title, subtitle = widget.border_title, widget.border_subtitle
         lines, packer, strips = self._lines, self._packer, self._strips
         out: list[Strip | None] = []
         keys: list[Hashable | None] = []
         for y in crop.line_range:
-            k = key(y - first) if first <= y < end else ("edge", y, edge)
+            if first <= y < end:
+                k = key(y - first)
+            else:
+                k = ("edge", y, title if y < first else subtitle)
             keys.append(k)
             strip = None
             if k is not None:
