@@ -19,7 +19,7 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..textual_compat import styled_lines
+from ..textual_compat import RowStyle, styled_lines
 
 # Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
 # the entry pane's lines of 60 entries
@@ -105,6 +105,7 @@ class LineCache:
         self._strips: dict[Hashable, Strip] = {}  # the look's lines last shown, as Strips
         self._styled: tuple[object, ...] = ()  # the view's styles, as restyled() was told
         self._look: tuple[object, ...] | None = None  # (styles, frame) the lines are in
+        self._row_style: RowStyle | None = None  # worked out in the look, when first needed
         # the other looks' lines, oldest first: (look, lines, their packer, their Strips)
         self._other_looks: list[
             tuple[tuple[object, ...], dict[Hashable, Packed], Packer, dict[Hashable, Strip]]
@@ -114,6 +115,7 @@ class LineCache:
         """Forget every line of every look."""
         self._lines, self._packer, self._strips = {}, Packer(), {}
         self._look = None
+        self._row_style = None
         self._other_looks.clear()
 
     def restyled(self, styled: tuple[object, ...]) -> None:
@@ -133,6 +135,7 @@ class LineCache:
             self._other_looks.append((self._look, self._lines, self._packer, self._strips))
             del self._other_looks[: max(0, len(self._other_looks) - (self.looks - 1))]
         self._look, self._lines, self._packer, self._strips = look, lines, packer, strips
+        self._row_style = None
 
     def _shown(self, key: Hashable, strip: Strip) -> None:
         """``strip`` is shown under ``key``: kept as a Strip, the least recently shown
@@ -196,7 +199,9 @@ class LineCache:
             j = i
             while j < len(out) and out[j] is None:
                 j += 1
-            drawn = styled_lines(widget, Region(0, y0 + i, width, j - i), render)
+            if self._row_style is None:
+                self._row_style = RowStyle(widget)  # (what the look and frame give every row)
+            drawn = styled_lines(widget, Region(0, y0 + i, width, j - i), render, self._row_style)
             out[i:j] = drawn
             for k, strip in zip(keys[i:j], drawn, strict=True):
                 packed = packer.pack(strip) if k is not None else None
