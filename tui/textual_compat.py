@@ -14,6 +14,7 @@ from types import MethodType
 from typing import Any
 
 import textual.css
+from rich.segment import Segment
 from textual import events
 from textual._border import get_box
 from textual._segment_tools import line_pad
@@ -380,10 +381,15 @@ def styled_lines(
     for y in range(top, bottom):
         content_y = y - gutter.top
         if content_y < content_height:
-            line = widget.render_line(content_y).adjust_cell_length(content_width, inner)
+            # padded to the content's width here, not as another Strip
+            line = widget.render_line(content_y)
+            gap = content_width - line.cell_length
+            if gap < 0:
+                line, gap = line.adjust_cell_length(content_width, inner), 0
         else:
-            line = Strip.blank(content_width, inner)
-        padded = line_pad(line, pad_left, pad_right, inner) if pad_left or pad_right else line
+            line, gap = Strip.blank(content_width, inner), 0
+        parts = [*line, Segment(" " * gap, inner)] if gap else line
+        padded = line_pad(parts, pad_left, pad_right, inner) if pad_left or pad_right else parts
         segments = [
             *((left,) if left is not None else ()),
             *padded,
