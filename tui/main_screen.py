@@ -309,6 +309,7 @@ class MainScreen(Screen[None]):
 
     @on(TopicList.Chosen)
     def topic_chosen(self, event: TopicList.Chosen) -> None:
+        event.stop()  # the screen's alone: the app is not told
         if event.view != self.state.view:
             self.show_view(event.view)
         if event.opened:
@@ -316,6 +317,7 @@ class MainScreen(Screen[None]):
 
     @on(EntryList.Highlighted)
     def entry_highlighted(self, event: EntryList.Highlighted) -> None:
+        event.stop()  # the screen's alone: the app is not told
         entry_id = event.entry_id
         current = self.entry_list.current_id
         left, self._left = self._left, entry_id

@@ -14,6 +14,7 @@ from types import MethodType
 from typing import Any
 
 import textual.css
+from rich.segment import Segment
 from textual import events
 from textual._border import get_box
 from textual._segment_tools import line_pad
@@ -293,8 +294,62 @@ class StyleStamp:
         return True
 
 
+class RowStyle:
+    """What :func:`styled_lines` works out from a widget's styles, size and background for
+    every content row: whether its rows are plain enough to make (no outline, hatch, tint,
+    opacity or vertical padding), and then its border's sides, padding, background and
+    line filters. The same for every frame until one of those changes, so a view that
+    keeps its lines by its look and frame (``LineCache``) works it out once a look."""
+
+    __slots__ = (
+        "background",
+        "content_size",
+        "filters",
+        "gutter",
+        "inner",
+        "left",
+        "pad_left",
+        "pad_right",
+        "plain",
+        "right",
+        "size"
+    )  # fmt: skip
+
+    def __init__(self, widget: Widget) -> None:
+        styles = widget.styles
+        self.size = widget.region.size
+        self.gutter = styles.gutter
+        self.plain = (
+            not any(edge for edge, _ in styles.outline)
+            and not (styles.has_rule("hatch") and styles.hatch != "none")
+            and not styles.tint.a
+            and styles.text_opacity == 1.0
+            and widget.opacity == 1.0
+            and not styles.padding.top
+            and not styles.padding.bottom
+        )
+        base_background, self.background = widget.background_colors
+        inner_style = TextualStyle(background=base_background + self.background)
+        outer_style = TextualStyle(background=base_background)
+        self.inner = inner_style.rich_style
+        (_, _), (border_right, right_color), (_, _), (border_left, left_color) = styles.border
+        self.left = self.right = None
+        if border_left:
+            left_style = TextualStyle(foreground=base_background + left_color)
+            self.left = get_box(border_left, inner_style, outer_style, left_style)[1][0]
+        if border_right:
+            right_style = TextualStyle(foreground=base_background + right_color)
+            self.right = get_box(border_right, inner_style, outer_style, right_style)[1][2]
+        _, self.pad_right, _, self.pad_left = styles.padding
+        self.content_size = widget.content_region.size
+        self.filters = widget.get_line_filters()
+
+
 def styled_lines(
-    widget: Widget, crop: Region, render: Callable[[Region], list[Strip]]
+    widget: Widget,
+    crop: Region,
+    render: Callable[[Region], list[Strip]],
+    row_style: RowStyle | None = None,
 ) -> list[Strip]:
     """``widget``'s finished lines in ``crop`` (whole rows), as ``render`` (the widget's own
     ``render_lines``: Textual's ``StylesCache``) makes them: the content rows are made
@@ -302,50 +357,39 @@ def styled_lines(
     a row (Textual's styling cost some 90 us a line, three times the line's own drawing).
     The border's rows and a widget styled beyond a border, horizontal padding and a
     background (an outline, a hatch, a tint, an opacity, vertical padding) are Textual's.
+    ``row_style``: the widget's :class:`RowStyle`, when kept since it was worked out.
     Private: the border's segments (``get_box``), the padding (``line_pad``), and the steps
     of ``StylesCache.render_line`` for a content row, which this follows."""
-    styles = widget.styles
-    width, height = widget.region.size
-    gutter = styles.gutter
+    rows = RowStyle(widget) if row_style is None else row_style
+    width, height = rows.size
+    gutter = rows.gutter
     top, bottom = max(crop.y, gutter.top), min(crop.bottom, height - gutter.bottom)
     plain = (
-        crop.x == 0
+        rows.plain
+        and crop.x == 0
         and crop.width == width
         and top < bottom
-        and not any(edge for edge, _ in styles.outline)
-        and not (styles.has_rule("hatch") and styles.hatch != "none")
-        and not styles.tint.a
-        and styles.text_opacity == 1.0
-        and widget.opacity == 1.0
-        and not styles.padding.top
-        and not styles.padding.bottom
         and not widget.hover_style._link_id
     )
     if not plain:
         return render(crop)
-    base_background, background = widget.background_colors
-    inner_style = TextualStyle(background=base_background + background)
-    outer_style = TextualStyle(background=base_background)
-    inner = inner_style.rich_style
-    (_, _), (border_right, right_color), (_, _), (border_left, left_color) = styles.border
-    left = right = None
-    if border_left:
-        left_style = TextualStyle(foreground=base_background + left_color)
-        left = get_box(border_left, inner_style, outer_style, left_style)[1][0]
-    if border_right:
-        right_style = TextualStyle(foreground=base_background + right_color)
-        right = get_box(border_right, inner_style, outer_style, right_style)[1][2]
-    _, pad_right, _, pad_left = styles.padding
-    content_width, content_height = widget.content_region.size
-    filters = widget.get_line_filters()
+    inner, left, right = rows.inner, rows.left, rows.right
+    pad_left, pad_right = rows.pad_left, rows.pad_right
+    content_width, content_height = rows.content_size
+    filters, background = rows.filters, rows.background
     lines: list[Strip] = []
     for y in range(top, bottom):
         content_y = y - gutter.top
         if content_y < content_height:
-            line = widget.render_line(content_y).adjust_cell_length(content_width, inner)
+            # padded to the content's width here, not as another Strip
+            line = widget.render_line(content_y)
+            gap = content_width - line.cell_length
+            if gap < 0:
+                line, gap = line.adjust_cell_length(content_width, inner), 0
         else:
-            line = Strip.blank(content_width, inner)
-        padded = line_pad(line, pad_left, pad_right, inner) if pad_left or pad_right else line
+            line, gap = Strip.blank(content_width, inner), 0
+        parts = [*line, Segment(" " * gap, inner)] if gap else line
+        padded = line_pad(parts, pad_left, pad_right, inner) if pad_left or pad_right else parts
         segments = [
             *((left,) if left is not None else ()),
             *padded,

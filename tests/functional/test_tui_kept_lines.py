@@ -234,3 +234,34 @@ def test_an_entry_gone_back_to_is_shown_from_memory_until_the_store_changes(
             details.load_detail = original
 
     run(reader_store, scenario)
+
+
+def test_a_border_row_is_kept_while_its_own_label_stays(reader_store: Path) -> None:
+    """Another topic changes the entry list's title (its top border) and not its subtitle:
+    the bottom border is copied as drawn before; a changed subtitle (unread only) draws the
+    bottom border anew, and the frames show what a redraw from nothing shows."""
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        entries = s.entry_list
+
+        async def edges(*keys: str) -> tuple[Strip, Strip]:
+            await pilot.press(*keys)
+            await settle(pilot)
+            s._on_timer_update()
+            lines = entries.render_lines(Region(0, 0, *entries.outer_size))
+            return lines[0], lines[-1]
+
+        s.topic_list.focus()
+        top, bottom = await edges()
+        new_top, new_bottom = await edges("j")  # the next topic
+        assert new_top.text != top.text  # its title names the other topic
+        assert new_bottom is bottom  # the subtitle's row, as drawn before
+        await drawn(s, pilot)
+        _, unread_bottom = await edges("u")  # unread only: the subtitle says so
+        assert "unread only" in unread_bottom.text
+        await drawn(s, pilot)
+        back_top, _ = await edges("k")
+        assert back_top.text == top.text
+        await drawn(s, pilot)
+
+    run(reader_store, scenario)

@@ -74,3 +74,42 @@ def test_content_rows_are_what_textual_makes_of_them(reader_store: Path) -> None
         assert made > 100  # the rows compared were made by styled_lines, not Textual
 
     run(reader_store, scenario)
+
+
+def test_a_panes_row_style_is_worked_out_once_a_look(reader_store: Path) -> None:
+    """A pane's border sides, background and filters (RowStyle) are worked out when its
+    look or frame changes, not at every frame: topics switched to draw new rows with the
+    row style kept, and another theme works it out again (the rows then in its colours:
+    what Textual makes of them)."""
+    import topiclens.tui.widgets.line_cache as line_cache
+    from topiclens.tui.textual_compat import RowStyle
+
+    made: list[str | None] = []
+
+    class Counted(RowStyle):
+        def __init__(self, widget: Widget) -> None:
+            made.append(widget.id)
+            super().__init__(widget)
+
+    async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
+        line_cache.RowStyle = Counted  # type: ignore[misc]
+        try:
+            s.topic_list.focus()
+            await pilot.press("j")
+            await settle(pilot)
+            s._on_timer_update()
+            del made[:]
+            for key in ("j", "j", "k", "j"):
+                await pilot.press(key)
+                await settle(pilot)
+                s._on_timer_update()
+            assert made == []  # new rows, the same look: the row style kept
+            app.theme = LIGHT
+            await settle(pilot)
+            s._on_timer_update()
+            assert "entries" in made and "detail" in made
+            compare_panes(s)
+        finally:
+            line_cache.RowStyle = RowStyle  # type: ignore[misc]
+
+    run(reader_store, scenario)

@@ -49,6 +49,7 @@ class CursorList(ScrollView, can_focus=True):
         # and its first line, its number of lines and the cursor's line (None: no cursor),
         # read once a frame for every row's key
         self._drawn_lines: tuple[int, int, int | None] = (0, 0, None)
+        self._drawing = False  # in render_lines: render_line reads those, not the widget
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -215,7 +216,11 @@ class CursorList(ScrollView, can_focus=True):
         cursor = self.line_of(self._cursor) if self._cursor is not None else None
         self._drawn_lines = (round(self.scroll_y), self.line_count, cursor)
         self.frame_started()
-        return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
+        self._drawing = True
+        try:
+            return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
+        finally:
+            self._drawing = False
 
     def frame_started(self) -> None:
         """A frame asks for lines: what every row's ``line_key`` reads may be read once."""
@@ -232,14 +237,19 @@ class CursorList(ScrollView, can_focus=True):
         return key, cursor == line
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        line = round(self.scroll_y) + y
+        if self._drawing:  # a frame's rows: what render_lines read once for all of them
+            width = self._drawn_width
+            top, count, cursor = self._drawn_lines
+        else:
+            width = self.scrollable_content_region.width
+            top, count = round(self.scroll_y), self.line_count
+            cursor = self.line_of(self._cursor) if self._cursor is not None else None
+        line = top + y
         if not self._styles:
             self._styles = self.line_styles()
-        if line >= self.line_count:
+        if line >= count:
             return Strip.blank(width, self._styles[""])
-        at_cursor = self._cursor is not None and self.line_of(self._cursor) == line
-        return self.render_list_line(line, width, at_cursor)
+        return self.render_list_line(line, width, cursor == line)
 
     def strip(self, parts: ListLine, width: int, at_cursor: bool) -> Strip:
         """``parts`` as one line of ``width`` cells, in the cursor's colours if ``at_cursor``."""

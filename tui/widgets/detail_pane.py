@@ -180,6 +180,8 @@ class DetailPane(ScrollView, can_focus=True):
         self._finished = LineCache()
         self._match = Style()  # what a search matched is drawn in this style
         self._highlight: re.Pattern[str] | None = None  # what a search matched
+        # the content's width and first line in the frame being drawn (None: no frame)
+        self._drawn: tuple[int, int] | None = None
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -279,11 +281,15 @@ class DetailPane(ScrollView, can_focus=True):
             }
             self._match = get("detail--match")
             self._finished.restyled(look_of(self, self._styles, self._match))
-        return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
+        self._drawn = (self.scrollable_content_region.width, round(self.scroll_y))
+        try:
+            return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
+        finally:
+            self._drawn = None
 
     def _finished_key(self, y: int) -> Hashable | None:
         """What row ``y`` of the content shows, as ``render_line`` would draw it."""
-        index = round(self.scroll_y) + y
+        index = (self._drawn[1] if self._drawn else round(self.scroll_y)) + y
         if index >= len(self._lines):
             return ("blank",)
         return tuple(self._lines[index]), self._highlight
@@ -293,9 +299,10 @@ class DetailPane(ScrollView, can_focus=True):
         self._stamp.forget()
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        # a frame's rows: the width and first line render_lines read once for all of them
+        width, top = self._drawn or (self.scrollable_content_region.width, round(self.scroll_y))
         styles = self._styles or {"": self.rich_style}
-        index = round(self.scroll_y) + y
+        index = top + y
         if index >= len(self._lines):
             return Strip.blank(width, styles[""])
         segments = [

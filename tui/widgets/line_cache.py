@@ -19,7 +19,7 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..textual_compat import styled_lines
+from ..textual_compat import RowStyle, styled_lines
 
 # Lines kept per view (a few hundred bytes each): the entry list's screens of 140 topics,
 # the entry pane's lines of 60 entries
@@ -91,8 +91,8 @@ class LineCache:
     filters and opacity). Lines are kept for each of the last KEPT_LOOKS looks, so a pane
     the focus leaves and comes back to is copied again, not styled anew.
 
-    A border's or padding's line is kept under its row and the border's title and
-    subtitle."""
+    A border's or padding's line is kept under its row and what Textual draws on it: the
+    border's title above the content, its subtitle below."""
 
     def __init__(
         self, size: int = KEPT_LINES, looks: int = KEPT_LOOKS, live: int = LIVE_LINES
@@ -105,6 +105,7 @@ class LineCache:
         self._strips: dict[Hashable, Strip] = {}  # the look's lines last shown, as Strips
         self._styled: tuple[object, ...] = ()  # the view's styles, as restyled() was told
         self._look: tuple[object, ...] | None = None  # (styles, frame) the lines are in
+        self._row_style: RowStyle | None = None  # worked out in the look, when first needed
         # the other looks' lines, oldest first: (look, lines, their packer, their Strips)
         self._other_looks: list[
             tuple[tuple[object, ...], dict[Hashable, Packed], Packer, dict[Hashable, Strip]]
@@ -114,6 +115,7 @@ class LineCache:
         """Forget every line of every look."""
         self._lines, self._packer, self._strips = {}, Packer(), {}
         self._look = None
+        self._row_style = None
         self._other_looks.clear()
 
     def restyled(self, styled: tuple[object, ...]) -> None:
@@ -133,6 +135,7 @@ class LineCache:
             self._other_looks.append((self._look, self._lines, self._packer, self._strips))
             del self._other_looks[: max(0, len(self._other_looks) - (self.looks - 1))]
         self._look, self._lines, self._packer, self._strips = look, lines, packer, strips
+        self._row_style = None
 
     def _shown(self, key: Hashable, strip: Strip) -> None:
         """``strip`` is shown under ``key``: kept as a Strip, the least recently shown
@@ -165,13 +168,18 @@ class LineCache:
         # the content's rows, as Textual's StylesCache draws them (the rest: borders, padding)
         first = gutter.top
         end = min(height - gutter.bottom, first + widget.content_region.height)
-        # a border's row shows its title (markup, styles and all) or its subtitle
-        edge = (widget.border_title, widget.border_subtitle)
+        # a border's top rows show its title (markup, styles and all), its bottom rows its
+        # subtitle: a view whose title alone changed (another topic's entries) keeps its
+        # bottom border
+        title, subtitle = widget.border_title, widget.border_subtitle
         lines, packer, strips = self._lines, self._packer, self._strips
         out: list[Strip | None] = []
         keys: list[Hashable | None] = []
         for y in crop.line_range:
-            k = key(y - first) if first <= y < end else ("edge", y, edge)
+            if first <= y < end:
+                k = key(y - first)
+            else:
+                k = ("edge", y, title if y < first else subtitle)
             keys.append(k)
             strip = None
             if k is not None:
@@ -191,7 +199,9 @@ class LineCache:
             j = i
             while j < len(out) and out[j] is None:
                 j += 1
-            drawn = styled_lines(widget, Region(0, y0 + i, width, j - i), render)
+            if self._row_style is None:
+                self._row_style = RowStyle(widget)  # (what the look and frame give every row)
+            drawn = styled_lines(widget, Region(0, y0 + i, width, j - i), render, self._row_style)
             out[i:j] = drawn
             for k, strip in zip(keys[i:j], drawn, strict=True):
                 packed = packer.pack(strip) if k is not None else None
