@@ -53,60 +53,10 @@ def _split_wide(chunk: str) -> list[str]:
     return out
 
 
-# wide characters that glue to their neighbours: a run a line may break anywhere holds none
-_GLUING = NO_LINE_START | NO_LINE_END
-
-
-class _Run(str):
-    """Wide characters that glue to nothing (none may start or end a line): a line may
-    break between any two of them, and takes as many at a time as fit, two cells each."""
-
-
-def _wide_runs(chunk: str) -> list[str]:
-    """``chunk`` (no white space) as :func:`_split_wide` cuts it, but for consecutive wide
-    characters that glue to nothing: each such run but its last character as one
-    :class:`_Run`, so what glues to the run's end glues to that character alone."""
-    out: list[str] = []
-    cells = _CELLS
-    start = 0  # where the piece not yet out starts
-    run = -1  # where the run of wide characters being read starts (-1: none)
-    for n, ch in enumerate(chunk):
-        w = cells.get(ch)
-        if w is None:
-            w = char_cells(ch)
-            if len(cells) < _CELLS_KEPT:
-                cells[ch] = w
-        if w == 2 and ch not in _GLUING:
-            if run < 0:
-                if n > start:
-                    out.append(chunk[start:n])
-                run = n
-            start = n + 1
-            continue
-        if run >= 0:
-            if n - run > 1:
-                out.append(_Run(chunk[run : n - 1]))
-            out.append(chunk[n - 1])
-            run = -1
-        if w == 2:
-            if n > start:
-                out.append(chunk[start:n])
-            out.append(ch)
-            start = n + 1
-    if run >= 0:
-        if len(chunk) - run > 1:
-            out.append(_Run(chunk[run:-1]))
-        out.append(chunk[-1])
-    elif start < len(chunk):
-        out.append(chunk[start:])
-    return out
-
-
 def _words(para: str, keep_spaces: bool = False) -> list[str]:
     """The paragraph's pieces a line may not break inside (a run of other characters, a
-    wide character, with the punctuation glued to it that may not start or end a line;
-    a :class:`_Run` of wide characters it may break anywhere in), and between them its
-    white space: one space for each run, or with ``keep_spaces`` a
+    wide character, with the punctuation glued to it that may not start or end a line),
+    and between them its white space: one space for each run, or with ``keep_spaces`` a
     run of plain spaces as it is."""
     out: list[str] = []
     for i, chunk in enumerate(_SPACE.split(para)):
@@ -117,14 +67,8 @@ def _words(para: str, keep_spaces: bool = False) -> list[str]:
                 out.append(chunk)
         else:
             glue = False  # only within a chunk: white space ends the one before
-            for tok in _wide_runs(chunk):
-                if glue and type(tok) is _Run:  # its first character glues, or none does
-                    if out[-1][-1] in NO_LINE_END:
-                        out[-1] += tok[0]
-                        tok = _Run(tok[1:])
-                    if tok:
-                        out.append(tok)
-                elif glue and (tok[0] in NO_LINE_START or out[-1][-1] in NO_LINE_END):
+            for tok in _split_wide(chunk):
+                if glue and (tok[0] in NO_LINE_START or out[-1][-1] in NO_LINE_END):
                     out[-1] += tok
                 else:
                     out.append(tok)
@@ -187,16 +131,6 @@ def _fill(para: str, width: int, keep_spaces: bool) -> list[str]:
         if tok[0] == " ":  # white space: none at a line's start
             if line:
                 line, used = line + tok, used + len(tok)
-            continue
-        if type(tok) is _Run:  # as many characters at a time as the line takes
-            start = 0
-            while start < len(tok):
-                if used + 2 > width and line:
-                    lines.append(line.rstrip())
-                    line, used = "", 0
-                take = min(len(tok) - start, (width - used) // 2)
-                line, used = line + tok[start : start + take], used + 2 * take
-                start += take
             continue
         if tok.isascii() and tok.isprintable():
             w = len(tok)
