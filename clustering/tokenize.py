@@ -48,6 +48,9 @@ USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better
 _PIECE_TEXTS = re.compile(
     rf"[{HAN}a-z](?:(?<=[a-z])(?<![a-z0-9][a-z])[a-z0-9]*(?:[-_.+][a-z0-9]+)*|(?<=[{HAN}])[{HAN}]*)"
 )
+# the same pieces of ASCII text, which holds no Chinese: a class of a-z alone is tested
+# faster at each character than one with the Chinese ranges
+_ASCII_PIECE_TEXTS = re.compile(r"[a-z](?<![a-z0-9][a-z])[a-z0-9]*(?:[-_.+][a-z0-9]+)*")
 # the characters of the texts a memo of Tokenizer holds (a bound on its memory: about 20 MB
 # for the bigrams' memo), forgotten all at once when reached
 MEMO_CHARS = 200_000
@@ -387,6 +390,11 @@ class Tokenizer:
         self._surface_at = surface_matchers(self.vocab.surfaces)
         self._head_needles = {h: b" " + h + b" " for h in latin_heads(self.vocab.surfaces)}
         self._other_start = other_starts(self.vocab.surfaces)
+        # (whether no form starts with an ASCII character but a-z and 0-9: then ASCII text
+        # needs no search for the others)
+        self._others_not_ascii = all(
+            not s[0].isascii() or _is_word_char(s[0]) for s in self.vocab.surfaces if s
+        )
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
         self._jieba: Any = None
         # a word -> log(frequency / total), as jieba's; a prefix of words only -> _PREFIX_ONLY
@@ -414,7 +422,8 @@ class Tokenizer:
     def _words(self, segment: str, out: list[str]) -> None:
         # every piece's tokens from the memo, looked up and joined in C
         tokens = self._pieces.__getitem__
-        out.extend(chain.from_iterable(map(tokens, _PIECE_TEXTS.findall(segment))))
+        pieces = _ASCII_PIECE_TEXTS if segment.isascii() else _PIECE_TEXTS
+        out.extend(chain.from_iterable(map(tokens, pieces.findall(segment))))
 
     def _piece(self, piece: str) -> list[str]:
         """An English identifier's token, or a Chinese run's: jieba's words with the
@@ -556,7 +565,8 @@ class Tokenizer:
     def tokens_and_bigrams(self, text: str) -> tuple[list[str], list[str]]:
         """``self(text)`` and ``self.bigrams(text)``, the text folded once for both."""
         folded = self._cleaned(text)
-        return self._tokens(folded), self._bigrams_in(folded)
+        # (ASCII text holds no Chinese character: no bigram, and no search for one)
+        return self._tokens(folded), [] if folded.isascii() else self._bigrams_in(folded)
 
     def concept_spans(self, folded: str) -> Iterator[tuple[int, int]]:
         """Where the concepts' forms are in ``folded`` text: the spans of
@@ -567,7 +577,7 @@ class Tokenizer:
         (:func:`surface_matchers`), not each branch in turn."""
         match_at = self._surface_at
         starts = self._head_starts(folded)
-        if self._other_start is not None:
+        if self._other_start is not None and not (folded.isascii() and self._others_not_ascii):
             others = [m.start() for m in self._other_start.finditer(folded)]
             if others:
                 starts = sorted(starts + others) if starts else others

@@ -21,6 +21,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from plain_tokenizer import Reference
 from topiclens.clustering.tokenize import (
+    _ASCII_PIECE_TEXTS,
     _PIECE_TEXTS,
     HAN,
     Tokenizer,
@@ -167,3 +168,10 @@ _PLAIN_PIECES = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0
 @example("kv缓存a1 b-2c 中文x.y_z 9ab a")
 def test_the_pieces_between_forms_are_the_plain_patterns_matches(text: str):
     assert _PIECE_TEXTS.findall(text) == _PLAIN_PIECES.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcxyz0129-_.+ \n\t,()", max_size=40))
+@example("a1 b-2c x.y_z 9ab a 1-ab -x _y a+ +a")
+def test_the_pieces_of_ascii_text_are_the_plain_patterns_matches(text: str):
+    assert _ASCII_PIECE_TEXTS.findall(text) == _PLAIN_PIECES.findall(text)
