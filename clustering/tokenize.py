@@ -395,6 +395,10 @@ class Tokenizer:
         self._others_not_ascii = all(
             not s[0].isascii() or _is_word_char(s[0]) for s in self.vocab.surfaces if s
         )
+        # (whether a boilerplate match can start with an ASCII character: when none can, as
+        # with the bundled phrasing, all Chinese, ASCII text is not even scanned for one)
+        starts = self.vocab.boilerplate_starts
+        self._ascii_boilerplate = starts is None or any(starts.match(chr(c)) for c in range(128))
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
         self._jieba: Any = None
         # a word -> log(frequency / total), as jieba's; a prefix of words only -> _PREFIX_ONLY
@@ -618,9 +622,11 @@ class Tokenizer:
     def _cut_boilerplate(self, folded: str) -> str:
         """``folded`` without the boilerplate phrasing (``assets/boilerplate.txt``)."""
         pattern, starts = self.vocab.boilerplate, self.vocab.boilerplate_starts
+        if pattern is None or (folded.isascii() and not self._ascii_boilerplate):
+            return folded
         # (a text without a character a match can start with, as most English ones, is
         # passed over in one quick scan instead of the pattern tried at every position)
-        if pattern is None or (starts is not None and starts.search(folded) is None):
+        if starts is not None and starts.search(folded) is None:
             return folded
         return pattern.sub(" ", folded)
 

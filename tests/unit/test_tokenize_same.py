@@ -26,6 +26,8 @@ from topiclens.clustering.tokenize import (
     HAN,
     Tokenizer,
     Vocabulary,
+    boilerplate_pattern,
+    boilerplate_starts,
     fold,
     latin_heads,
     surface_pattern,
@@ -175,3 +177,17 @@ def test_the_pieces_between_forms_are_the_plain_patterns_matches(text: str):
 @example("a1 b-2c x.y_z 9ab a 1-ab -x _y a+ +a")
 def test_the_pieces_of_ascii_text_are_the_plain_patterns_matches(text: str):
     assert _ASCII_PIECE_TEXTS.findall(text) == _PLAIN_PIECES.findall(text)
+
+
+def test_ascii_text_is_cut_of_boilerplate_only_where_a_match_can_start_in_ascii():
+    bundled = Tokenizer()
+    assert not bundled._ascii_boilerplate  # (the bundled phrasing is all Chinese)
+    assert bundled._cleaned("This post covers KV cache") == "this post covers kv cache"
+    phrasing = [r"worth a read:?", "值得一读"]
+    vocab = Vocabulary(
+        boilerplate=boilerplate_pattern(phrasing), boilerplate_starts=boilerplate_starts(phrasing)
+    )
+    tk = Tokenizer(vocab)
+    assert tk._ascii_boilerplate
+    assert tk._cleaned("Worth a read: KV cache") == "  kv cache"
+    assert tk._cleaned("值得一读 KV cache") == "  kv cache"
