@@ -356,6 +356,29 @@ class _Renderer:
 
 def render(clean: str, plain: bool) -> str:
     """Terminal text of ``clean``, HTML as nh3 writes it (see :func:`.html_text.html_to_text`)."""
+    if "<" not in clean:  # (a summary, most often: text alone, without a renderer's machinery)
+        return render_text(clean)
+    return render_tokens(clean, plain)
+
+
+def render_text(raw: str) -> str:
+    """What :func:`render_tokens` makes of text without a tag (one run of text written on
+    the first line, then the result's clean-up), the same (a test compares them)."""
+    text = _html.unescape(raw) if "&" in raw else raw
+    if not text.strip(" \t\n\r\f"):
+        return ""
+    if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text:
+        text = _SPACE.sub(" ", text)
+    body = terminal_safe(text.strip(" ").replace("\u00a0", " "))
+    if " \n" in body:
+        body = _TRAILING_SPACE.sub("\n", body)
+    if "\n\n\n" in body:
+        body = _BLANK_LINES.sub("\n\n", body)
+    return body.strip("\n").rstrip()
+
+
+def render_tokens(clean: str, plain: bool) -> str:
+    """:func:`render`, token by token."""
     renderer = _Renderer(plain)
     for match in _TOKEN.finditer(clean):
         slash, tag, attributes = match.groups()  # (nh3 writes tag names in lower case)

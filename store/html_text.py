@@ -226,6 +226,14 @@ def sanitize_html(html: str, base_url: str | None = None) -> str:
 _NOT_JUST_TEXT = re.compile("[<&\r\x00\ufeff\ud800-\udfff]")
 
 
+def _just_text(html: str) -> bool:
+    """Whether ``html`` holds none of :data:`_NOT_JUST_TEXT`'s characters: the ASCII ones
+    looked for one by one (each a quick scan), the others only where there can be any."""
+    if "<" in html or "&" in html or "\r" in html or "\x00" in html:
+        return False
+    return html.isascii() or _NOT_JUST_TEXT.search(html) is None
+
+
 def html_to_text(html: str, base_url: str | None = None, *, plain: bool = False) -> str:
     """Readable terminal text of ``html``: paragraphs apart, lists as ``- `` and ``1. ``,
     headings as ``# ``, code blocks indented with their line breaks, quotes as ``> ``, table
@@ -237,7 +245,7 @@ def html_to_text(html: str, base_url: str | None = None, *, plain: bool = False)
     if not html or not html.strip():
         return ""
     bounded, cut = _bounded(html)
-    if _NOT_JUST_TEXT.search(bounded):
+    if not _just_text(bounded):
         bounded = _cleaner(_base(base_url), True).clean(bounded)
     text = render(bounded, plain)
     return f"{text}\n\n{_cut_note(cut)}" if cut else text
