@@ -39,6 +39,19 @@ _KEPT_SCHEMES = LINK_SCHEMES | {""}  # "" for a relative URL
 
 # What the HTML export keeps: newline and tab (code in <pre>), no other control.
 _HTML_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# (its ASCII characters, as bytes)
+_ASCII_HTML_CONTROLS = bytes(c for c in range(128) if _HTML_CONTROLS.match(chr(c)))
+
+
+def _without_html_controls(html: str) -> str:
+    """``html`` without :data:`_HTML_CONTROLS`: ASCII HTML (most is) is looked over as
+    bytes (a table's lookup a byte, where the pattern tests each character against its
+    class), and left as it is when it holds none."""
+    if html.isascii():
+        data = html.encode("ascii")
+        if len(data.translate(None, _ASCII_HTML_CONTROLS)) == len(data):
+            return html
+    return _HTML_CONTROLS.sub("", html)
 
 
 # --- bounding the input ---------------------------------------------------------------------
@@ -213,7 +226,7 @@ def sanitize_html(html: str, base_url: str | None = None) -> str:
         return ""
     bounded, cut = _bounded(html)
     clean = _cleaner(_base(base_url), False).clean(bounded)
-    clean = _HTML_CONTROLS.sub("", strip_escapes(clean))
+    clean = _without_html_controls(strip_escapes(clean))
     if cut:
         clean += f"\n<p><em>{_html.escape(_cut_note(cut))}</em></p>"
     return clean

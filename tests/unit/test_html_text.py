@@ -172,6 +172,17 @@ def test_text_without_markup_is_told_apart_as_the_pattern_tells_it(text: str):
 
 
 @settings(max_examples=400, deadline=None)
+@given(text=_TEXTS)
+def test_the_exports_controls_are_removed_as_the_pattern_removes_them(text: str):
+    expected = html_text._HTML_CONTROLS.sub("", text)
+    assert html_text._without_html_controls(text) == expected
+    ascii_text = text.encode("ascii", "ignore").decode()
+    assert html_text._without_html_controls(ascii_text) == html_text._HTML_CONTROLS.sub(
+        "", ascii_text
+    )
+
+
+@settings(max_examples=400, deadline=None)
 @given(text=_TEXTS.map(lambda t: t.replace("<", "")))
 def test_text_without_a_tag_renders_as_token_by_token(text: str):
     assert render_text(text) == render_tokens(text, False) == render_tokens(text, True)

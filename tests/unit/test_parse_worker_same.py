@@ -96,6 +96,9 @@ def plain_ways(monkeypatch: pytest.MonkeyPatch) -> None:
         html_text, "_just_text", lambda h: html_text._NOT_JUST_TEXT.search(h) is None
     )
     monkeypatch.setattr(html_text, "url_scheme", _plain_scheme)
+    monkeypatch.setattr(
+        html_text, "_without_html_controls", lambda h: html_text._HTML_CONTROLS.sub("", h)
+    )
     monkeypatch.setattr(Tokenizer, "concept_spans", _plain_spans)
     monkeypatch.setattr(feedparser.mixin, "_urljoin", feed_tuning._cached_urljoin)
     monkeypatch.setattr(parsed_feed, "joins_unchanged", lambda base, url: False)
