@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from itertools import chain
-from typing import Any
+from typing import Any, TypeVar
 
 from topiclens.text import HAN
 
@@ -51,9 +51,15 @@ _PIECE_TEXTS = re.compile(
 # the same pieces of ASCII text, which holds no Chinese: a class of a-z alone is tested
 # faster at each character than one with the Chinese ranges
 _ASCII_PIECE_TEXTS = re.compile(r"[a-z](?<![a-z0-9][a-z])[a-z0-9]*(?:[-_.+][a-z0-9]+)*")
+# every byte but those an identifier is made of made a space: ASCII text's runs of them,
+# which hold its pieces whole
+_RUN_BYTES = bytes(
+    c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789-_.+" else 0x20 for c in range(256)
+)
 # the characters of the texts a memo of Tokenizer holds (a bound on its memory: about 20 MB
 # for the bigrams' memo), forgotten all at once when reached
 MEMO_CHARS = 200_000
+_Key = TypeVar("_Key", str, bytes)  # what a memo is keyed by: texts, or ASCII text's bytes
 _SPACE = re.compile(r"\s+")
 # (one character, then the rest: a pattern that opens with a class lets the regex engine
 # skip to a Chinese character, where "{2,}" tries every position; the same matches)
@@ -99,20 +105,20 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-class _Memo(dict[str, list[str]]):
+class _Memo(dict[_Key, list[str]]):
     """A text -> its tokens, made by ``make`` when first asked for (a dict subclass's
     ``__missing__``, so that a hit costs no Python call), all forgotten when the texts
     held reach ``limit`` characters. The lists it gives are shared: never changed."""
 
     __slots__ = ("chars", "limit", "make")
 
-    def __init__(self, make: Callable[[str], list[str]], limit: int = MEMO_CHARS) -> None:
+    def __init__(self, make: Callable[[_Key], list[str]], limit: int = MEMO_CHARS) -> None:
         super().__init__()
         self.make = make
         self.limit = limit
         self.chars = 0
 
-    def __missing__(self, key: str) -> list[str]:
+    def __missing__(self, key: _Key) -> list[str]:
         value = self.make(key)
         self.chars += len(key)
         if self.chars > self.limit:
@@ -407,6 +413,7 @@ class Tokenizer:
         # a piece (an English identifier or a Chinese run) -> its tokens; text repeats
         # itself (a digest's phrasing, quoted sentences): a run is cut once, not each time
         self._pieces = _Memo(self._piece)
+        self._runs = _Memo(self._run)  # a run of ASCII identifier characters -> its tokens
         self._forms = _Memo(self._form)  # a concept form as found in the text -> its tokens
         self._bigram_runs = _Memo(_bigrams_of_run)  # a Chinese run -> its bigrams
         self._expanded: dict[str, list[str]] = {}  # a concept token -> Vocabulary.expand
@@ -424,10 +431,21 @@ class Tokenizer:
         return self._jieba
 
     def _words(self, segment: str, out: list[str]) -> None:
+        if segment.isascii():
+            # (its runs of identifier characters split apart in C, each run's tokens from a
+            # memo: a piece never spans two runs, nor does what comes before a run change
+            # its pieces, as a character outside them comes before it)
+            runs = segment.encode("ascii").translate(_RUN_BYTES).split()
+            out.extend(chain.from_iterable(map(self._runs.__getitem__, runs)))
+            return
         # every piece's tokens from the memo, looked up and joined in C
         tokens = self._pieces.__getitem__
-        pieces = _ASCII_PIECE_TEXTS if segment.isascii() else _PIECE_TEXTS
-        out.extend(chain.from_iterable(map(tokens, pieces.findall(segment))))
+        out.extend(chain.from_iterable(map(tokens, _PIECE_TEXTS.findall(segment))))
+
+    def _run(self, run: bytes) -> list[str]:
+        """The tokens of a run of identifier characters of ASCII text: its pieces'."""
+        pieces = _ASCII_PIECE_TEXTS.findall(run.decode("ascii"))
+        return list(chain.from_iterable(map(self._pieces.__getitem__, pieces)))
 
     def _piece(self, piece: str) -> list[str]:
         """An English identifier's token, or a Chinese run's: jieba's words with the

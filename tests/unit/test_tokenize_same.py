@@ -191,3 +191,11 @@ def test_ascii_text_is_cut_of_boilerplate_only_where_a_match_can_start_in_ascii(
     assert tk._ascii_boilerplate
     assert tk._cleaned("Worth a read: KV cache") == "  kv cache"
     assert tk._cleaned("值得一读 KV cache") == "  kv cache"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["kv", " cache", "all-reduce", "moe", "a", "x", "1", "-", "_", ".",
+                                 "+", " ", "\n", "e.g.", "gpt-4", "v1.2", "3d", "(", ","]),
+                max_size=30).map("".join))  # fmt: skip
+def test_the_same_tokens_on_ascii_text(tk: Tokenizer, ref: Reference, text: str):
+    assert tk(text) == ref.tokens(text)
