@@ -106,8 +106,7 @@ def split_scheme(url: str) -> str:
 
 # nh3's serialiser double-quotes every attribute value and escapes "<" in text, so every "<"
 # starts a tag and this reads its output exactly.
-# (a tag's slash, name and attributes, or a run of text: findall's tuples, with no match
-# object made for each token)
+# (a tag's slash, name and attributes, or text: findall's tuples, no match object a token)
 _TOKEN = re.compile(
     r'<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[^\s"\'>/=]+(?:="[^"]*")?)*)\s*/?>|([^<]+|<)'
 )
@@ -132,8 +131,7 @@ _VOID = frozenset(
 _WITH_ATTRIBUTES = frozenset({"a", "img", "ol"})
 # The tags that change the layout: every other one (b, em, code, span, ...) leaves no trace.
 _STRUCTURE = _PARAGRAPH | _LINE | {"li", "ul", "ol", "dd", "td", "th", "a"}
-# The tags whose start does something (_Renderer.start): every other one is passed over.
-_STARTS = _STRUCTURE | {"br", "img", "hr"}
+_STARTS = _STRUCTURE | {"br", "img", "hr"}  # (the tags whose start does something)
 
 
 class _Renderer:
@@ -361,8 +359,7 @@ def render(clean: str, plain: bool) -> str:
 
 
 def render_text(raw: str) -> str:
-    """What :func:`render_tokens` makes of text without a tag (one run of text written on
-    the first line, then the result's clean-up), the same (a test compares them)."""
+    """:func:`render_tokens` of text without a tag: its one run of text, cleaned up."""
     text = _html.unescape(raw) if "&" in raw else raw
     if not text.strip(" \t\n\r\f"):
         return ""
@@ -382,7 +379,7 @@ def render_tokens(clean: str, plain: bool) -> str:
     start, end, write, write_pre = renderer.start, renderer.end, renderer.write, renderer.write_pre
     # (nh3 writes tag names in lower case; a tag that changes nothing is not even called)
     for slash, tag, attributes, raw in _TOKEN.findall(clean):
-        if not tag:  # (text: what _Renderer.text does, without the call)
+        if not tag:  # (text, its entities read, written as in a code block or not)
             text = _html.unescape(raw) if "&" in raw else raw
             if renderer.pre:
                 write_pre(text)
