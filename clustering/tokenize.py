@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from itertools import chain
-from typing import Any
+from typing import Any, TypeVar
 
 from topiclens.text import HAN
 
@@ -48,9 +48,18 @@ USE_HMM = False  # jieba's HMM guesses new words: slower, and measured no better
 _PIECE_TEXTS = re.compile(
     rf"[{HAN}a-z](?:(?<=[a-z])(?<![a-z0-9][a-z])[a-z0-9]*(?:[-_.+][a-z0-9]+)*|(?<=[{HAN}])[{HAN}]*)"
 )
+# the same pieces of ASCII text, which holds no Chinese: a class of a-z alone is tested
+# faster at each character than one with the Chinese ranges
+_ASCII_PIECE_TEXTS = re.compile(r"[a-z](?<![a-z0-9][a-z])[a-z0-9]*(?:[-_.+][a-z0-9]+)*")
+# every byte but those an identifier is made of made a space: ASCII text's runs of them,
+# which hold its pieces whole
+_RUN_BYTES = bytes(
+    c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789-_.+" else 0x20 for c in range(256)
+)
 # the characters of the texts a memo of Tokenizer holds (a bound on its memory: about 20 MB
 # for the bigrams' memo), forgotten all at once when reached
 MEMO_CHARS = 200_000
+_Key = TypeVar("_Key", str, bytes)  # what a memo is keyed by: texts, or ASCII text's bytes
 _SPACE = re.compile(r"\s+")
 # (one character, then the rest: a pattern that opens with a class lets the regex engine
 # skip to a Chinese character, where "{2,}" tries every position; the same matches)
@@ -96,20 +105,20 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-class _Memo(dict[str, list[str]]):
+class _Memo(dict[_Key, list[str]]):
     """A text -> its tokens, made by ``make`` when first asked for (a dict subclass's
     ``__missing__``, so that a hit costs no Python call), all forgotten when the texts
     held reach ``limit`` characters. The lists it gives are shared: never changed."""
 
     __slots__ = ("chars", "limit", "make")
 
-    def __init__(self, make: Callable[[str], list[str]], limit: int = MEMO_CHARS) -> None:
+    def __init__(self, make: Callable[[_Key], list[str]], limit: int = MEMO_CHARS) -> None:
         super().__init__()
         self.make = make
         self.limit = limit
         self.chars = 0
 
-    def __missing__(self, key: str) -> list[str]:
+    def __missing__(self, key: _Key) -> list[str]:
         value = self.make(key)
         self.chars += len(key)
         if self.chars > self.limit:
@@ -232,19 +241,43 @@ def surface_matchers(surfaces: Iterable[str]) -> dict[str, Callable[..., re.Matc
     return {ch: re.compile(branch).match for ch, branch in surface_branches(surfaces).items()}
 
 
-def surface_starts(surfaces: Iterable[str]) -> re.Pattern[str]:
-    """Where a match of :func:`surface_pattern` can start: a first character of a form, a
-    Latin one only where the form's word guard lets it. A superset of the pattern's own
-    starts, found faster (one character class, not the whole trie at every position).
-    A Latin start's match runs on to the end of its word: no form can start inside it (each
-    of its characters has a letter or digit before it), so a search goes on from there."""
-    firsts = sorted({s[0] for s in surfaces if s})
-    every = "".join(re.escape(ch) for ch in firsts)
-    latin = "".join(re.escape(ch) for ch in firsts if _is_latin(ch))
-    if not latin:
-        return re.compile(f"[{every}]" if every else r"(?!x)x")
-    # (one class first, so that the regex engine skips to a first character)
-    return re.compile(f"[{every}](?<![a-z0-9][{latin}])(?:(?<=[{latin}])[a-z0-9]*)?")
+# every byte but a-z and 0-9 made a space: a text's words as the Latin forms' guards see them
+_WORD_BYTES = bytes(
+    c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789" else 0x20 for c in range(256)
+)
+
+
+def _is_word_char(ch: str) -> bool:
+    return "a" <= ch <= "z" or "0" <= ch <= "9"
+
+
+def latin_heads(surfaces: Iterable[str]) -> frozenset[bytes]:
+    """The words (whole runs of a-z and 0-9) at which a form that starts with one of those
+    can match: its letters and digits up to its first other character, and up to each of
+    its spaces before that (a space matches white space or none, so "kv cache" matches at
+    the word "kv" of "kv cache" and at the word "kvcache"). Such a form matches only at a
+    word's start (its guard), and only where that word is one of these."""
+    heads: set[str] = set()
+    for form in surfaces:
+        if not form or not _is_word_char(form[0]):
+            continue
+        head = ""
+        for ch in form:
+            if ch == " ":
+                heads.add(head)
+            elif _is_word_char(ch):
+                head += ch
+            else:
+                break
+        heads.add(head)
+    return frozenset(h.encode("ascii") for h in heads)
+
+
+def other_starts(surfaces: Iterable[str]) -> re.Pattern[str] | None:
+    """The first characters of the forms that do not start with a-z or 0-9, as one class
+    (None when there are none)."""
+    firsts = sorted({s[0] for s in surfaces if s and not _is_word_char(s[0])})
+    return re.compile(f"[{''.join(re.escape(ch) for ch in firsts)}]") if firsts else None
 
 
 def boilerplate_starts(patterns: list[str]) -> re.Pattern[str] | None:
@@ -361,7 +394,17 @@ class Tokenizer:
     def __init__(self, vocab: Vocabulary | None = None) -> None:
         self.vocab = vocab or vocabulary()
         self._surface_at = surface_matchers(self.vocab.surfaces)
-        self._surface_start = surface_starts(self.vocab.surfaces)
+        self._head_needles = {h: b" " + h + b" " for h in latin_heads(self.vocab.surfaces)}
+        self._other_start = other_starts(self.vocab.surfaces)
+        # (whether no form starts with an ASCII character but a-z and 0-9: then ASCII text
+        # needs no search for the others)
+        self._others_not_ascii = all(
+            not s[0].isascii() or _is_word_char(s[0]) for s in self.vocab.surfaces if s
+        )
+        # (whether a boilerplate match can start with an ASCII character: when none can, as
+        # with the bundled phrasing, all Chinese, ASCII text is not even scanned for one)
+        starts = self.vocab.boilerplate_starts
+        self._ascii_boilerplate = starts is None or any(starts.match(chr(c)) for c in range(128))
         self._compact = {f.replace(" ", ""): t for f, t in reversed(self.vocab.surfaces.items())}
         self._jieba: Any = None
         # a word -> log(frequency / total), as jieba's; a prefix of words only -> _PREFIX_ONLY
@@ -370,6 +413,7 @@ class Tokenizer:
         # a piece (an English identifier or a Chinese run) -> its tokens; text repeats
         # itself (a digest's phrasing, quoted sentences): a run is cut once, not each time
         self._pieces = _Memo(self._piece)
+        self._runs = _Memo(self._run)  # a run of ASCII identifier characters -> its tokens
         self._forms = _Memo(self._form)  # a concept form as found in the text -> its tokens
         self._bigram_runs = _Memo(_bigrams_of_run)  # a Chinese run -> its bigrams
         self._expanded: dict[str, list[str]] = {}  # a concept token -> Vocabulary.expand
@@ -387,9 +431,21 @@ class Tokenizer:
         return self._jieba
 
     def _words(self, segment: str, out: list[str]) -> None:
+        if segment.isascii():
+            # (its runs of identifier characters split apart in C, each run's tokens from a
+            # memo: a piece never spans two runs, nor does what comes before a run change
+            # its pieces, as a character outside them comes before it)
+            runs = segment.encode("ascii").translate(_RUN_BYTES).split()
+            out.extend(chain.from_iterable(map(self._runs.__getitem__, runs)))
+            return
         # every piece's tokens from the memo, looked up and joined in C
         tokens = self._pieces.__getitem__
         out.extend(chain.from_iterable(map(tokens, _PIECE_TEXTS.findall(segment))))
+
+    def _run(self, run: bytes) -> list[str]:
+        """The tokens of a run of identifier characters of ASCII text: its pieces'."""
+        pieces = _ASCII_PIECE_TEXTS.findall(run.decode("ascii"))
+        return list(chain.from_iterable(map(self._pieces.__getitem__, pieces)))
 
     def _piece(self, piece: str) -> list[str]:
         """An English identifier's token, or a Chinese run's: jieba's words with the
@@ -531,18 +587,24 @@ class Tokenizer:
     def tokens_and_bigrams(self, text: str) -> tuple[list[str], list[str]]:
         """``self(text)`` and ``self.bigrams(text)``, the text folded once for both."""
         folded = self._cleaned(text)
-        return self._tokens(folded), self._bigrams_in(folded)
+        # (ASCII text holds no Chinese character: no bigram, and no search for one)
+        return self._tokens(folded), [] if folded.isascii() else self._bigrams_in(folded)
 
     def concept_spans(self, folded: str) -> Iterator[tuple[int, int]]:
         """Where the concepts' forms are in ``folded`` text: the spans of
         ``surface_pattern(...).finditer(folded)``, the same ones (a test compares them),
-        found about twice as fast: the whole pattern is tried only where a form can start
-        (:func:`surface_starts`), not at every character, and there only the branch of the
-        character found (:func:`surface_matchers`), not each branch in turn."""
+        found several times faster: the pattern is tried only where a form can start, a
+        Latin form only at a word :func:`latin_heads` names (a text's words are found in C,
+        not one by one), and there only the branch of the character found
+        (:func:`surface_matchers`), not each branch in turn."""
         match_at = self._surface_at
+        starts = self._head_starts(folded)
+        if self._other_start is not None and not (folded.isascii() and self._others_not_ascii):
+            others = [m.start() for m in self._other_start.finditer(folded)]
+            if others:
+                starts = sorted(starts + others) if starts else others
         pos = 0
-        for candidate in self._surface_start.finditer(folded):
-            start = candidate.start()
+        for start in starts:
             if start < pos:  # (inside a form found)
                 continue
             # (its look-behinds see the text before ``start``)
@@ -550,6 +612,23 @@ class Tokenizer:
             if m is not None:
                 pos = m.end()
                 yield start, pos
+
+    def _head_starts(self, folded: str) -> list[int]:
+        """Where a word of :func:`latin_heads` starts in ``folded``, in order."""
+        # (one byte a character, so offsets stay; every character but a-z and 0-9 a space)
+        words = folded.encode("ascii", "replace").translate(_WORD_BYTES)
+        # each such word as " word ", in the text's order, picked out in C
+        found = list(filter(None, map(self._head_needles.get, words.split())))
+        if not found:
+            return []
+        find = b" ".join((b"", words, b"")).find
+        starts = []
+        at = 0
+        for needle in found:  # (each the first of its word from there: folded[at])
+            at = find(needle, at)
+            starts.append(at)
+            at += len(needle) - 1
+        return starts
 
     def __call__(self, text: str) -> list[str]:
         return self._tokens(self._cleaned(text))
@@ -561,9 +640,11 @@ class Tokenizer:
     def _cut_boilerplate(self, folded: str) -> str:
         """``folded`` without the boilerplate phrasing (``assets/boilerplate.txt``)."""
         pattern, starts = self.vocab.boilerplate, self.vocab.boilerplate_starts
+        if pattern is None or (folded.isascii() and not self._ascii_boilerplate):
+            return folded
         # (a text without a character a match can start with, as most English ones, is
         # passed over in one quick scan instead of the pattern tried at every position)
-        if pattern is None or (starts is not None and starts.search(folded) is None):
+        if starts is not None and starts.search(folded) is None:
             return folded
         return pattern.sub(" ", folded)
 

@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 START_CHARS = 500
 # what html_to_text adds that says nothing about the subject: link references "[1]", and
 # the list of links at the end
-# (two alternatives that open with a character, not " ?", so that the regex engine skips to
-# a space or a bracket instead of trying every position; the same matches)
-_LINK_MARK = re.compile(r" \[\d+\]|\[\d+\]")
+# (found by their bracket, which the regex engine skips to, where a pattern that may open
+# with a space is tried at every space)
+_LINK_MARK = re.compile(r"\[\d+\]")
 _LINK_LIST = re.compile(r"\n\nLinks:\n(?:\[\d+\] \S*\n?)+\Z")
 
 
@@ -82,11 +82,21 @@ def entry_id_for(scope: str, key: str, attempt: int = 0) -> str:
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def without_link_marks(text: str) -> str:
+    """``text`` without its link references, each with the one space before it: what
+    ``re.sub(r" ?\\[\\d+\\]", "", text)`` gives (a test compares them)."""
+    if "[" not in text:
+        return text
+    parts = _LINK_MARK.split(text)
+    last = parts.pop()
+    return "".join([part[:-1] if part[-1:] == " " else part for part in parts]) + last
+
+
 def content_start(summary: str, text: str) -> str:
     """The first :data:`START_CHARS` characters of the content past the summary, when
     the summary is the content's own start (a feed without a summary: it would count
     twice), cut at a space; without link references."""
-    text = _LINK_MARK.sub("", _LINK_LIST.sub("", text))
+    text = without_link_marks(_LINK_LIST.sub("", text))
     body = normalise(text[: 4 * START_CHARS + len(summary)])
     lead = normalise(summary).rstrip("…").rstrip()
     if lead and body.startswith(lead):

@@ -89,7 +89,16 @@ def plain_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every fast path above replaced by the plain way it stands for."""
     monkeypatch.setattr(html_render._Renderer, "write", _plain_write)
     monkeypatch.setattr(html_render, "url_scheme", _plain_scheme)
+    monkeypatch.setattr(
+        html_render, "render_text", lambda raw: html_render.render_tokens(raw, True)
+    )
+    monkeypatch.setattr(
+        html_text, "_just_text", lambda h: html_text._NOT_JUST_TEXT.search(h) is None
+    )
     monkeypatch.setattr(html_text, "url_scheme", _plain_scheme)
+    monkeypatch.setattr(
+        html_text, "_without_html_controls", lambda h: html_text._HTML_CONTROLS.sub("", h)
+    )
     monkeypatch.setattr(Tokenizer, "concept_spans", _plain_spans)
     monkeypatch.setattr(feedparser.mixin, "_urljoin", feed_tuning._cached_urljoin)
     monkeypatch.setattr(parsed_feed, "joins_unchanged", lambda base, url: False)
@@ -97,7 +106,9 @@ def plain_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     plain_pieces = rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0-9]+)*"
     monkeypatch.setattr(tokenize, "_PIECE_TEXTS", re.compile(plain_pieces))
     monkeypatch.setattr(default_tokenizer().vocab, "boilerplate_starts", None)
-    monkeypatch.setattr(feed_entries, "_LINK_MARK", re.compile(r" ?\[\d+\]"))
+    monkeypatch.setattr(
+        feed_entries, "without_link_marks", lambda text: re.sub(r" ?\[\d+\]", "", text)
+    )
     monkeypatch.setattr(store_text, "_CJK_RUN", f"[{HAN}]+")
 
 
@@ -194,4 +205,4 @@ def test_links_the_joins_would_change_are_joined():
 @given(st.lists(st.sampled_from([" ", "  ", "[", "]", "1", "23", "a", "\n", "[]"]), max_size=12))
 def test_link_references_are_removed_as_the_plain_pattern_removes_them(pieces: list[str]):
     text = "".join(pieces)
-    assert feed_entries._LINK_MARK.sub("", text) == re.sub(r" ?\[\d+\]", "", text)
+    assert feed_entries.without_link_marks(text) == re.sub(r" ?\[\d+\]", "", text)

@@ -8,6 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 from helpers import DIGEST, LISTING
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from topiclens.store.parsers import detect_format, parse_file, read_lines
 from topiclens.store.text import (
     TITLE_MAX_CHARS,
@@ -15,7 +17,7 @@ from topiclens.store.text import (
     detect_language,
     entry_id,
 )
-from topiclens.text import cell_width
+from topiclens.text import HAN, cell_width
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +140,23 @@ def test_derive_title_lead_ins():
     bounded = derive_title("文章介绍" + "很长的标题" * 100)
     assert bounded.endswith("…") and len(bounded) == TITLE_MAX_CHARS
     assert bounded.startswith("很长的标题" * 30)
+
+
+def plain_language(text: str) -> str:
+    """detect_language as first written: both counts by regular expressions."""
+    cjk = sum(map(len, re.findall(f"[{HAN}][{HAN}]*", text)))
+    words = len(re.findall(r"[A-Za-z][A-Za-z0-9\-_.+]*", text))
+    if cjk == 0 and words == 0:
+        return "en"
+    share = cjk / (cjk + 2 * words)
+    return "zh" if share >= 0.7 else "en" if share <= 0.15 else "mixed"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="aZ09-_.+ \t\n,é中文\ud800\u3000?", max_size=40))
+@example("中文 a-1 1-a 12 _x x.y ż中")
+def test_language_is_told_as_by_the_plain_patterns(text: str):
+    assert detect_language(text) == plain_language(text)
 
 
 def test_detect_language():

@@ -21,12 +21,16 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from plain_tokenizer import Reference
 from topiclens.clustering.tokenize import (
+    _ASCII_PIECE_TEXTS,
     _PIECE_TEXTS,
     HAN,
     Tokenizer,
+    Vocabulary,
+    boilerplate_pattern,
+    boilerplate_starts,
     fold,
+    latin_heads,
     surface_pattern,
-    surface_starts,
 )
 from topiclens.store.feed_entries import feed_scope, item
 from topiclens.store.feed_parse import NotAFeed, parse_feed
@@ -112,15 +116,15 @@ def test_concept_spans_are_the_surface_patterns_matches(tk: Tokenizer, ref: Refe
     assert tk(text) == ref.tokens(text)
 
 
-def test_a_match_can_only_start_where_surface_starts_finds_a_start():
-    forms = ["ep", "moe", "kv 缓存", "缓存"]
-    whole, starts = surface_pattern(forms), surface_starts(forms)
-    text = "deep ep moe xmoe 1ep kv缓存 akv 缓存 ep"
-    found = {m.start() for m in whole.finditer(text)}
-    possible = {i for i in range(len(text)) if starts.match(text, i)}
-    assert found == {5, 8, 21, 30, 33} and found <= possible
-    assert 23 in possible  # 缓存 inside kv缓存: a start, passed over as the match covers it
-    assert 1 not in possible and 13 not in possible  # "eep", "moe" inside "xmoe": no
+def test_a_latin_form_is_tried_only_at_a_word_its_heads_name():
+    forms = ["ep", "moe", "kv 缓存", "缓存", "kv cache", "all-reduce", "x 2 y"]
+    # a form's letters and digits up to its first other character, and up to each space
+    assert latin_heads(forms) == {b"ep", b"moe", b"kv", b"kvcache", b"all", b"x", b"x2", b"x2y"}
+    tk = Tokenizer(Vocabulary(surfaces={f: f for f in forms}))
+    text = "deep ep moe xmoe 1ep kv缓存 akv 缓存 ep kvcache kv\ncache all-reduce x2 y x 2y"
+    spans = [m.span() for m in surface_pattern(forms).finditer(text)]
+    assert [start for start, _ in spans][:5] == [5, 8, 21, 30, 33]  # not "eep", "xmoe", "akv"
+    assert list(tk.concept_spans(text)) == spans and len(spans) == 10
 
 
 def test_the_tokens_of_a_text_do_not_depend_on_what_was_tokenized_before(
@@ -166,3 +170,32 @@ _PLAIN_PIECES = re.compile(rf"[{HAN}]+|(?<![a-z0-9])[a-z][a-z0-9]*(?:[-_.+][a-z0
 @example("kv缓存a1 b-2c 中文x.y_z 9ab a")
 def test_the_pieces_between_forms_are_the_plain_patterns_matches(text: str):
     assert _PIECE_TEXTS.findall(text) == _PLAIN_PIECES.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcxyz0129-_.+ \n\t,()", max_size=40))
+@example("a1 b-2c x.y_z 9ab a 1-ab -x _y a+ +a")
+def test_the_pieces_of_ascii_text_are_the_plain_patterns_matches(text: str):
+    assert _ASCII_PIECE_TEXTS.findall(text) == _PLAIN_PIECES.findall(text)
+
+
+def test_ascii_text_is_cut_of_boilerplate_only_where_a_match_can_start_in_ascii():
+    bundled = Tokenizer()
+    assert not bundled._ascii_boilerplate  # (the bundled phrasing is all Chinese)
+    assert bundled._cleaned("This post covers KV cache") == "this post covers kv cache"
+    phrasing = [r"worth a read:?", "值得一读"]
+    vocab = Vocabulary(
+        boilerplate=boilerplate_pattern(phrasing), boilerplate_starts=boilerplate_starts(phrasing)
+    )
+    tk = Tokenizer(vocab)
+    assert tk._ascii_boilerplate
+    assert tk._cleaned("Worth a read: KV cache") == "  kv cache"
+    assert tk._cleaned("值得一读 KV cache") == "  kv cache"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["kv", " cache", "all-reduce", "moe", "a", "x", "1", "-", "_", ".",
+                                 "+", " ", "\n", "e.g.", "gpt-4", "v1.2", "3d", "(", ","]),
+                max_size=30).map("".join))  # fmt: skip
+def test_the_same_tokens_on_ascii_text(tk: Tokenizer, ref: Reference, text: str):
+    assert tk(text) == ref.tokens(text)
