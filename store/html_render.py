@@ -106,10 +106,7 @@ def split_scheme(url: str) -> str:
 
 # nh3's serialiser double-quotes every attribute value and escapes "<" in text, so every "<"
 # starts a tag and this reads its output exactly.
-# (a tag's slash, name and attributes, or text: findall's tuples, no match object a token)
-_TOKEN = re.compile(
-    r'<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[^\s"\'>/=]+(?:="[^"]*")?)*)\s*/?>|([^<]+|<)'
-)
+_TOKEN = re.compile(r'<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[^\s"\'>/=]+(?:="[^"]*")?)*)\s*/?>|[^<]+|<')
 _ATTRIBUTE = re.compile(r'([^\s"\'>/=]+)(?:="([^"]*)")?')
 _SPACE = re.compile(r"[ \t\n\r\f]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -131,7 +128,6 @@ _VOID = frozenset(
 _WITH_ATTRIBUTES = frozenset({"a", "img", "ol"})
 # The tags that change the layout: every other one (b, em, code, span, ...) leaves no trace.
 _STRUCTURE = _PARAGRAPH | _LINE | {"li", "ul", "ol", "dd", "td", "th", "a"}
-_STARTS = _STRUCTURE | {"br", "img", "hr"}  # (the tags whose start does something)
 
 
 class _Renderer:
@@ -338,6 +334,13 @@ class _Renderer:
             if href and not self.plain and len(self.parts) > begun:
                 self.marker(f"[{self.links.setdefault(href, len(self.links) + 1)}]")
 
+    def text(self, raw: str) -> None:
+        text = _html.unescape(raw) if "&" in raw else raw
+        if self.pre:
+            self.write_pre(text)
+        else:
+            self.write(text)
+
     def result(self) -> str:
         body = "".join(self.parts)
         if self.links:
@@ -353,47 +356,19 @@ class _Renderer:
 
 def render(clean: str, plain: bool) -> str:
     """Terminal text of ``clean``, HTML as nh3 writes it (see :func:`.html_text.html_to_text`)."""
-    if "<" not in clean:  # (a summary, most often: text alone, without a renderer's machinery)
-        return render_text(clean)
-    return render_tokens(clean, plain)
-
-
-def render_text(raw: str) -> str:
-    """:func:`render_tokens` of text without a tag: its one run of text, cleaned up."""
-    text = _html.unescape(raw) if "&" in raw else raw
-    if not text.strip(" \t\n\r\f"):
-        return ""
-    if "  " in text or "\n" in text or "\t" in text or "\r" in text or "\f" in text:
-        text = _SPACE.sub(" ", text)
-    body = terminal_safe(text.strip(" ").replace("\u00a0", " "))
-    if " \n" in body:
-        body = _TRAILING_SPACE.sub("\n", body)
-    if "\n\n\n" in body:
-        body = _BLANK_LINES.sub("\n\n", body)
-    return body.strip("\n").rstrip()
-
-
-def render_tokens(clean: str, plain: bool) -> str:
-    """:func:`render`, token by token."""
     renderer = _Renderer(plain)
-    start, end, write, write_pre = renderer.start, renderer.end, renderer.write, renderer.write_pre
-    # (nh3 writes tag names in lower case; a tag that changes nothing is not even called)
-    for slash, tag, attributes, raw in _TOKEN.findall(clean):
-        if not tag:  # (text, its entities read, written as in a code block or not)
-            text = _html.unescape(raw) if "&" in raw else raw
-            if renderer.pre:
-                write_pre(text)
-            else:
-                write(text)
+    for match in _TOKEN.finditer(clean):
+        slash, tag, attributes = match.groups()  # (nh3 writes tag names in lower case)
+        if tag is None:
+            renderer.text(match.group())
         elif slash:
-            if tag in _STRUCTURE:
-                end(tag)
-        elif tag in _STARTS:
+            renderer.end(tag)
+        else:
             attrs = (
                 {key.lower(): _html.unescape(value or "") for key, value in
                  _ATTRIBUTE.findall(attributes)}
                 if attributes and tag in _WITH_ATTRIBUTES
                 else {}
             )  # fmt: skip
-            start(tag, attrs)
+            renderer.start(tag, attrs)
     return renderer.result()

@@ -39,19 +39,6 @@ _KEPT_SCHEMES = LINK_SCHEMES | {""}  # "" for a relative URL
 
 # What the HTML export keeps: newline and tab (code in <pre>), no other control.
 _HTML_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-# (its ASCII characters, as bytes)
-_ASCII_HTML_CONTROLS = bytes(c for c in range(128) if _HTML_CONTROLS.match(chr(c)))
-
-
-def _without_html_controls(html: str) -> str:
-    """``html`` without :data:`_HTML_CONTROLS`: ASCII HTML (most is) is looked over as
-    bytes (a table's lookup a byte, where the pattern tests each character against its
-    class), and left as it is when it holds none."""
-    if html.isascii():
-        data = html.encode("ascii")
-        if len(data.translate(None, _ASCII_HTML_CONTROLS)) == len(data):
-            return html
-    return _HTML_CONTROLS.sub("", html)
 
 
 # --- bounding the input ---------------------------------------------------------------------
@@ -226,7 +213,7 @@ def sanitize_html(html: str, base_url: str | None = None) -> str:
         return ""
     bounded, cut = _bounded(html)
     clean = _cleaner(_base(base_url), False).clean(bounded)
-    clean = _without_html_controls(strip_escapes(clean))
+    clean = _HTML_CONTROLS.sub("", strip_escapes(clean))
     if cut:
         clean += f"\n<p><em>{_html.escape(_cut_note(cut))}</em></p>"
     return clean
@@ -237,14 +224,6 @@ def sanitize_html(html: str, base_url: str | None = None) -> str:
 # ">", "&" and no-break spaces escaped, which the renderer reads back), so it is rendered
 # without the sanitiser (tests/unit/test_html_text.py compares the two on any text).
 _NOT_JUST_TEXT = re.compile("[<&\r\x00\ufeff\ud800-\udfff]")
-
-
-def _just_text(html: str) -> bool:
-    """Whether ``html`` holds none of :data:`_NOT_JUST_TEXT`'s characters: the ASCII ones
-    looked for one by one (each a quick scan), the others only where there can be any."""
-    if "<" in html or "&" in html or "\r" in html or "\x00" in html:
-        return False
-    return html.isascii() or _NOT_JUST_TEXT.search(html) is None
 
 
 def html_to_text(html: str, base_url: str | None = None, *, plain: bool = False) -> str:
@@ -258,7 +237,7 @@ def html_to_text(html: str, base_url: str | None = None, *, plain: bool = False)
     if not html or not html.strip():
         return ""
     bounded, cut = _bounded(html)
-    if not _just_text(bounded):
+    if _NOT_JUST_TEXT.search(bounded):
         bounded = _cleaner(_base(base_url), True).clean(bounded)
     text = render(bounded, plain)
     return f"{text}\n\n{_cut_note(cut)}" if cut else text

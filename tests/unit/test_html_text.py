@@ -9,7 +9,7 @@ from helpers import CONTROL, unsafe_html_parts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from topiclens.store import html_text
-from topiclens.store.html_render import render, render_text, render_tokens
+from topiclens.store.html_render import render
 from topiclens.store.html_text import (
     MAX_DEPTH,
     MAX_HTML_CHARS,
@@ -163,29 +163,6 @@ _TEXTS = st.text(
 def test_text_without_markup_reads_the_same_without_the_sanitiser(text: str, plain: bool):
     cleaned = html_text._cleaner(html_text._base(BASE), True).clean(text)
     assert html_to_text(text, BASE, plain=plain) == (render(cleaned, plain) if text.strip() else "")
-
-
-@settings(max_examples=400, deadline=None)
-@given(text=_TEXTS)
-def test_text_without_markup_is_told_apart_as_the_pattern_tells_it(text: str):
-    assert html_text._just_text(text) == (html_text._NOT_JUST_TEXT.search(text) is None)
-
-
-@settings(max_examples=400, deadline=None)
-@given(text=_TEXTS)
-def test_the_exports_controls_are_removed_as_the_pattern_removes_them(text: str):
-    expected = html_text._HTML_CONTROLS.sub("", text)
-    assert html_text._without_html_controls(text) == expected
-    ascii_text = text.encode("ascii", "ignore").decode()
-    assert html_text._without_html_controls(ascii_text) == html_text._HTML_CONTROLS.sub(
-        "", ascii_text
-    )
-
-
-@settings(max_examples=400, deadline=None)
-@given(text=_TEXTS.map(lambda t: t.replace("<", "")))
-def test_text_without_a_tag_renders_as_token_by_token(text: str):
-    assert render_text(text) == render_tokens(text, False) == render_tokens(text, True)
 
 
 def test_the_sanitiser_is_skipped_only_for_text_without_markup():

@@ -89,16 +89,7 @@ def plain_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every fast path above replaced by the plain way it stands for."""
     monkeypatch.setattr(html_render._Renderer, "write", _plain_write)
     monkeypatch.setattr(html_render, "url_scheme", _plain_scheme)
-    monkeypatch.setattr(
-        html_render, "render_text", lambda raw: html_render.render_tokens(raw, True)
-    )
-    monkeypatch.setattr(
-        html_text, "_just_text", lambda h: html_text._NOT_JUST_TEXT.search(h) is None
-    )
     monkeypatch.setattr(html_text, "url_scheme", _plain_scheme)
-    monkeypatch.setattr(
-        html_text, "_without_html_controls", lambda h: html_text._HTML_CONTROLS.sub("", h)
-    )
     monkeypatch.setattr(Tokenizer, "concept_spans", _plain_spans)
     monkeypatch.setattr(feedparser.mixin, "_urljoin", feed_tuning._cached_urljoin)
     monkeypatch.setattr(parsed_feed, "joins_unchanged", lambda base, url: False)
