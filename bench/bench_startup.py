@@ -31,6 +31,7 @@ The 100k store comes from the clustering issue's generator:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import os
 import pty
@@ -93,10 +94,15 @@ else:
 
 
 def start_once(
-    mode: str, store_dir: Path | None, python: str = sys.executable, runner: str = RUNNER
+    mode: str,
+    store_dir: Path | None,
+    python: str = sys.executable,
+    runner: str = RUNNER,
+    interpreter: str | None = None,
 ) -> tuple[float, float]:
     """Seconds from spawning the process to its first frame, and the CPU seconds the
-    process used until then (less sensitive to other work on the machine)."""
+    process used until then (less sensitive to other work on the machine). ``python``
+    runs it; ``interpreter``, when that is a wrapper, is the Python it runs."""
     with tempfile.TemporaryDirectory() as tmp:
         marker = Path(tmp) / "ready"
         args = [python, "-c", runner, mode, str(marker)]
@@ -118,8 +124,10 @@ def start_once(
         env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
         # the reader keeps its parsed CSS there after a first frame: the warm-up start
         # leaves it for the measured ones, as a user's first start does for the next (a
-        # first start, in a fresh data dir, has a fresh cache dir too)
-        env["XDG_CACHE_HOME"] = str(CACHE if mode != "first" else Path(store_dir) / "cache")
+        # first start, in a fresh data dir, has a fresh cache dir too); one cache dir for
+        # each interpreter, as a kept parse names the checkout its CSS was read from
+        kept = CACHE / hashlib.sha256((interpreter or python).encode()).hexdigest()[:12]
+        env["XDG_CACHE_HOME"] = str(kept if mode != "first" else Path(store_dir) / "cache")
         start = time.time()
         proc = subprocess.Popen(
             args, stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True
@@ -159,7 +167,7 @@ def instructions_once(
             f'--cachegrind-out-file=/dev/null --log-file={log} {python} "$@"\n'
         )
         wrapper.chmod(0o755)
-        start_once(mode, store_dir, str(wrapper), ended)
+        start_once(mode, store_dir, str(wrapper), ended, interpreter=python)
         found = re.search(r"I\s+refs:\s+([\d,]+)", log.read_text())
         if found is None:
             raise SystemExit(f"valgrind reported no instruction count:\n{log.read_text()}")
