@@ -45,11 +45,9 @@ class CursorList(ScrollView, can_focus=True):
         self._stamp = StyleStamp()  # _styles are kept until the styles are applied anew
         # finished lines by what they show: a list shown or scrolled again is copied
         self._finished = LineCache()
-        self._drawn_width = 0  # the content's width in the frame being drawn
-        # and its first line, its number of lines and the cursor's line (None: no cursor),
-        # read once a frame for every row's key
-        self._drawn_lines: tuple[int, int, int | None] = (0, 0, None)
-        self._drawing = False  # in render_lines: render_line reads those, not the widget
+        # the frame being drawn's view (:meth:`_view`), read once for all its rows (None:
+        # no frame)
+        self._drawn: tuple[int, int, int, int | None] | None = None
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -212,38 +210,36 @@ class CursorList(ScrollView, can_focus=True):
         if self._stamp.changed(self) or not self._styles:
             self._styles = self.line_styles()
             self._finished.restyled(look_of(self, self._styles))
-        self._drawn_width = self.scrollable_content_region.width
-        cursor = self.line_of(self._cursor) if self._cursor is not None else None
-        self._drawn_lines = (round(self.scroll_y), self.line_count, cursor)
+        self._drawn = self._view()
         self.frame_started()
-        self._drawing = True
         try:
             return self._finished.render_lines(self, crop, self._finished_key, super().render_lines)
         finally:
-            self._drawing = False
+            self._drawn = None
+
+    def _view(self) -> tuple[int, int, int, int | None]:
+        """The content's width, its first line shown, its number of lines and the cursor's
+        line (None: no cursor)."""
+        cursor = self.line_of(self._cursor) if self._cursor is not None else None
+        return self.scrollable_content_region.width, round(self.scroll_y), self.line_count, cursor
 
     def frame_started(self) -> None:
         """A frame asks for lines: what every row's ``line_key`` reads may be read once."""
 
     def _finished_key(self, y: int) -> Hashable | None:
         """What row ``y`` of the content shows, as ``render_line`` would draw it."""
-        top, count, cursor = self._drawn_lines
+        width, top, count, cursor = self._drawn or self._view()
         line = top + y
         if line >= count:
             return ("blank",)
-        key = self.line_key(line, self._drawn_width)
+        key = self.line_key(line, width)
         if key is None:
             return None
         return key, cursor == line
 
     def render_line(self, y: int) -> Strip:
-        if self._drawing:  # a frame's rows: what render_lines read once for all of them
-            width = self._drawn_width
-            top, count, cursor = self._drawn_lines
-        else:
-            width = self.scrollable_content_region.width
-            top, count = round(self.scroll_y), self.line_count
-            cursor = self.line_of(self._cursor) if self._cursor is not None else None
+        # (a frame's rows: what render_lines read once for all of them)
+        width, top, count, cursor = self._drawn or self._view()
         line = top + y
         if not self._styles:
             self._styles = self.line_styles()
