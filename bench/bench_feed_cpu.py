@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_feeds import WARM, prepare_store, serve, timed, write_feeds  # noqa: E402
-from side_by_side import compiling_env, load, say_versions  # noqa: E402
+from side_by_side import compile_imports, load, say_versions  # noqa: E402
 
 WORKER = """
 import sys, time
@@ -83,9 +83,7 @@ def main() -> int:
     args = parser.parse_args()
     versions = {"old": args.old, "new": sys.executable}
     say_versions(versions)
-    for python in versions.values():
-        # (the imports compiled here, so no timed run compiles them)
-        subprocess.run([python, "-c", WARM], check=True, env=compiling_env())
+    compile_imports(versions, WARM)
     work = Path(tempfile.mkdtemp(prefix="topiclens-feed-cpu-"))
     server = None
     try:

@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_feeds import WARM, prepare_store, write_feeds  # noqa: E402
-from side_by_side import compiling_env, say_versions  # noqa: E402
+from side_by_side import compile_imports, compiling_env, say_versions  # noqa: E402
 from side_by_side import instructions as counted  # noqa: E402
 
 PARSE = """
@@ -147,10 +147,7 @@ def main() -> int:
     args = parser.parse_args()
     versions = {"old": args.old, "new": sys.executable}
     say_versions(versions)
-    for python in versions.values():
-        warm = WARM + ", topiclens.clustering.placing, topiclens.clustering.naming"
-        # (the imports compiled here, so no counted run compiles them)
-        subprocess.run([python, "-c", warm], check=True, env=compiling_env())
+    compile_imports(versions, WARM + ", topiclens.clustering.placing, topiclens.clustering.naming")
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="topiclens-main-"))
     try:
         site, home, parsed = work / "site", work / "store", work / "parsed.pickle"

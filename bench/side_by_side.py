@@ -26,6 +26,13 @@ def say_versions(versions: Mapping[str, str]) -> None:
         print(f"{name}: {python} (topiclens from {where})")
 
 
+def compile_imports(versions: Mapping[str, str], code: str) -> None:
+    """Run ``code`` (its imports) in each version's interpreter with bytecode written, so
+    that no timed or counted run compiles them."""
+    for python in versions.values():
+        subprocess.run([python, "-c", code], check=True, env=compiling_env())
+
+
 def instructions(argv: Sequence[str], *valgrind_options: str) -> int:
     """The instructions valgrind (cachegrind, no cache simulation) counts for ``argv``,
     run in :func:`compiling_env`; SystemExit with valgrind's last words if it fails."""
