@@ -539,8 +539,8 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
             placing = 0
             while not refresh.is_finished:
                 await round_of_keys(busy, refresh)
-                stage = screen.query("#progress-stage")
-                if stage and "Placing" in str(stage.first().render()):
+                line = screen.query("#progress")
+                if line and "Placing" in getattr(line.first(), "stage", ""):
                     placing += 7
                 await asyncio.sleep(0.05)  # a person's pace is slower; this is a burst
             await refresh.wait()

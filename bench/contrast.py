@@ -2,7 +2,7 @@
 
 Runs the real app headless (its own CSS and themes) on a store, visits every state that
 draws text (each pane focused in turn, the overview, help, each dialog, toasts, the
-progress box) and measures two things there:
+progress line) and measures two things there:
 
 - every named style of the lists and the detail pane (``line_styles()``: plain, muted,
   bold, each on the cursor's line, focused and not), whether or not a row uses it now;

@@ -629,19 +629,21 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             await pilot.pause()
             s = app.screen
             assert isinstance(s, MainScreen)
-            assert s.query_one("#progress").display
-            from textual.widgets import ProgressBar
+            from topiclens.tui.progress import ProgressLine
+            from topiclens.tui.widgets import KeyFooter
 
-            bar = s.query_one("#progress-bar", ProgressBar)
-            await wait_until(pilot, lambda: bar.progress == 50, "the worker's progress report")
-            stage = str(s.query_one("#progress-stage").render())
-            assert "Grouping the entries into topics" in stage
-            assert (bar.total, bar.progress) == (100, 50)
-            s.show_progress("tokenize", 0.0)  # a stage with no fraction yet: the bar pulses
-            assert bar.total is None
-            assert "Reading the entries" in str(s.query_one("#progress-stage").render())
+            line = s.query_one("#progress", ProgressLine)
+            assert line.display and not s.query_one(KeyFooter).display  # in the keys' place
+            await wait_until(pilot, lambda: line.fraction == 0.5, "the worker's progress report")
+            await pilot.pause()
+            drawn = line.render_line(0).text
+            assert "Grouping the entries into topics" in drawn and drawn.endswith(" 50% ")
+            s.show_progress("tokenize", 0.0)  # a stage with no fraction yet: no bar
+            await pilot.pause()
+            drawn = line.render_line(0).text
+            assert "Reading the entries" in drawn and "%" not in drawn and "━" not in drawn
             s.show_progress("kmeans", 0.5)
-            assert (bar.total, bar.progress) == (100, 50)
+            assert line.fraction == 0.5
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
             await wait_until(pilot, lambda: s.topics, "the topics")
@@ -649,7 +651,7 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             with Store(store.path) as other:
                 assert [t.id for t in s.topics] == [t.id for t in other.topics()]
             assert s.entry_list.rows and s.detail is not None
-            assert not s.query_one("#progress").display
+            assert not s.query_one("#progress").display and s.query_one(KeyFooter).display
         store.close()
 
     asyncio.run(go())
