@@ -126,7 +126,7 @@ def scrollbars_before_layout(screen: Screen[Any]) -> None:
     set without a layout of its own; the first layout decides again, the same way."""
     for placement in screen.arrange(screen.app.size).placements:
         view = placement.widget
-        if not isinstance(view, ScrollView) or view.styles.overflow_y != "auto":
+        if not isinstance(view, ScrollView) or view.styles.overflow_y not in ("auto", "scroll"):
             continue
         container = placement.region.shrink(view.styles.gutter)  # inside border and padding
         if not container.size:
@@ -134,7 +134,7 @@ def scrollbars_before_layout(screen: Screen[Any]) -> None:
         before_layout = getattr(view, "before_layout", None)
         if before_layout is not None:
             before_layout(view._get_scrollable_region(container).size)
-        if view.virtual_size.height > container.height:
+        if view.styles.overflow_y == "scroll" or view.virtual_size.height > container.height:
             view.set_reactive(Widget.show_vertical_scrollbar, True)
 
 

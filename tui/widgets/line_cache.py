@@ -234,6 +234,12 @@ class KeptScrollBar(ScrollBar):
         bar = self.render()
         if not isinstance(bar, ScrollBarRender):
             return super().render_lines(crop)  # another renderer: Textual's own, not kept
+        view = self.parent
+        if isinstance(view, Widget) and view.max_scroll_y == 0:
+            # nothing to scroll: drawn as the view draws its gutter without a scrollbar
+            base, background = view.background_colors
+            blank = Strip.blank(crop.width, Style(bgcolor=(base + background).rich_color))
+            return [blank] * crop.height
         frame = (bar.style, self.background_colors, tuple(self.get_line_filters()))
         key = (
             crop,
