@@ -463,6 +463,7 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
     placed, and what the refresh said."""
     from key_timing import headless_reader, key_to_frame
     from topiclens.store import Store
+    from topiclens.tui.widgets import KeyFooter
     from topiclens.tui.workers import FEEDS
 
     with Store.open_dir(home) as store:
@@ -539,8 +540,8 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
             placing = 0
             while not refresh.is_finished:
                 await round_of_keys(busy, refresh)
-                line = screen.query("#progress")
-                if line and "Placing" in getattr(line.first(), "stage", ""):
+                progress = screen.query_one(KeyFooter).progress
+                if progress and "Placing" in progress[0]:
                     placing += 7
                 await asyncio.sleep(0.05)  # a person's pace is slower; this is a burst
             await refresh.wait()

@@ -89,7 +89,6 @@ if TYPE_CHECKING:
     from topiclens.feeds.subscribe import Subscribed
     from topiclens.store.bookmarks import Marks
 
-    from .progress import ProgressLine
 
 # The least usable size, measured: at 15 lines the panes' least heights (entries 6, entry
 # 4, similar 5) and the footer overflow the screen; under 60 columns nothing breaks but
@@ -151,9 +150,9 @@ class MainScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings(MAIN)
     AUTO_FOCUS = "#topics"
-    # the key footer (or the progress in its place) stays under a maximised entry (Textual
-    # keeps a "Footer" by default)
-    ALLOW_IN_MAXIMIZED_VIEW: ClassVar[str] = "KeyFooter, ProgressLine"
+    # the key footer (or slow work's progress in its place) stays under a maximised entry
+    # (Textual keeps a "Footer" by default)
+    ALLOW_IN_MAXIMIZED_VIEW: ClassVar[str] = "KeyFooter"
 
     # what the panes show, bound to them in on_mount
     bookmarks: var[frozenset[str]] = var(frozenset, always_update=True)
@@ -194,7 +193,6 @@ class MainScreen(Screen[None]):
         self._store_gone = False  # the store's file is moved or deleted (said once)
         self._shown: tuple[View, Rows] | None = None  # the last rows, before sort and filter
         self._left: str | None = None  # the entry the cursor was on before the current one
-        self._progress: ProgressLine | None = None  # mounted the first time it is needed
         self._version = 0  # the store's data version when last read
         # the entries counted when last read, for "N new entries from another process"
         self.known_entries: int | None = None
@@ -1793,24 +1791,13 @@ class MainScreen(Screen[None]):
             self.notify(f"{len(self.topics)} topics ready.")
 
     def show_progress(self, stage: str, fraction: float) -> None:
-        """Show a stage of slow work and how far it got, in the footer's line (mounted on the
-        first call: a start that never groups does not pay for a progress bar)."""
-        if self._progress is None:
-            from .progress import ProgressLine
-
-            self._progress = ProgressLine(id="progress")
-            self.mount(self._progress)
-        # the keys' footer gives way to it (a class of the footer's: one of the screen's
-        # would restyle every pane)
-        self.query_one(KeyFooter).add_class("-under-progress")
-        text = self._progress.show(stage, fraction)
+        """Show a stage of slow work and how far it got, in the footer's line."""
+        text = self.query_one(KeyFooter).show_progress(stage, fraction)
         if not self.topics:
             self.entry_list.empty_text = f"{text}…"
 
     def hide_progress(self) -> None:
-        if self._progress is not None:
-            self._progress.display = False
-        self.query_one(KeyFooter).remove_class("-under-progress")
+        self.query_one(KeyFooter).hide_progress()
 
     def poll_store(self) -> None:
         """Reload when another process committed to the store (a cheap PRAGMA read), or

@@ -55,7 +55,6 @@ def test_theme_meets_aa(reader_store: Path, name: str) -> None:
         "Toast.-error",
         "Label.dialog-hint",
         "KeyFooter",
-        "#progress",
     ):
         assert where in wheres, where
     failing = [

@@ -1,7 +1,7 @@
 """What the reader's start does not do (docs/performance.md, start-up): lay the screen
 out again for a Resize of the size it has, make the CSS variables of a theme it never
-shows; and the styles read only when first needed (the progress line's, the too-small
-message's) still style them."""
+shows; and the styles read only when first needed (the too-small message's) still style
+them; a slow job's progress on the footer's line."""
 
 from __future__ import annotations
 
@@ -143,36 +143,37 @@ def test_the_start_makes_the_css_variables_of_the_one_theme_it_shows(
     assert colours == ["#5FAFD7"]  # the reader's dark theme's primary
 
 
-def test_the_progress_box_and_the_too_small_message_are_styled_by_their_own_rules(
+def test_the_progress_takes_the_footers_line_and_the_too_small_message_its_own_rules(
     reader_store: Path,
 ) -> None:
     from topiclens.tui.widgets.key_footer import KeyFooter
 
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        def panes() -> list[Region]:
-            return [w.region for w in (s.topic_list, s.entry_list, s.detail_pane, s.similar_list)]
+        def regions() -> list[Region]:
+            views = (s.topic_list, s.entry_list, s.detail_pane, s.similar_list)
+            return [w.region for w in views]
 
-        before = panes()
+        footer = s.query_one(KeyFooter)
+        before = regions()
         s.show_progress("Grouping entries", 0.5)
         await pilot.pause()
-        line = s.query_one("#progress")
-        # on the footer's line, in its place: the panes keep their size
-        assert line.styles.dock == "bottom" and line.region == Region(0, 33, 120, 1)
-        assert not s.query_one(KeyFooter).display
-        assert panes() == before
+        # on the footer's line, in place of the keys: every pane keeps its place and size
+        assert footer.region == Region(0, 33, 120, 1) and regions() == before
+        drawn = footer.render_line(0).text
+        assert drawn.startswith(" Grouping entries ") and drawn.endswith(" 50% ")
         await pilot.resize_terminal(50, 12)
         await pilot.pause()
         message = s.query_one("#too-small")
-        # the message in place of the panes, above the progress, which stays
-        assert message.display and message.region == Region(0, 0, 50, 11)
-        assert line.region == Region(0, 11, 50, 1)
-        assert not s.topic_list.display and not s.entry_list.display
+        # the message in place of the panes and the footer
+        assert message.display and message.region == Region(0, 0, 50, 12)
+        assert not s.topic_list.display and not s.entry_list.display and not footer.display
         assert "The terminal is 50x12." in str(message.render())
         await pilot.resize_terminal(120, 34)
         await pilot.pause()
-        assert not message.display and s.topic_list.display and s.topic_list.region.y == 0
+        assert not message.display and regions() == before
+        assert footer.render_line(0).text.startswith(" Grouping entries ")
         s.hide_progress()
         await pilot.pause()
-        assert s.query_one(KeyFooter).display and not line.display
+        assert "Quit" in footer.render_line(0).text
 
     run(reader_store, scenario, size=(120, 34))

@@ -41,6 +41,7 @@ from topiclens.tui.screens import (
     OverviewScreen,
     SearchScreen,
 )
+from topiclens.tui.widgets import KeyFooter
 
 # --- start ---------------------------------------------------------------------------
 
@@ -60,7 +61,7 @@ def test_opens_on_the_largest_topic_with_its_entries(reader_store: Path):
         shown = [n.name for n in names if n is not None and n.view.kind == "topic"]
         assert shown == [t.name for t in topics]
         assert names[0] is not None and names[0].view == View("river")  # All unread, above
-        assert not s.query("#progress")  # a later start shows no progress bar
+        assert s.query_one(KeyFooter).progress is None  # a later start shows no progress
 
     run(reader_store, scenario)
 
@@ -159,8 +160,6 @@ def test_enter_opens_topic_then_entry_and_marks_it_read(reader_store: Path):
 
 def test_footer_shows_the_keys_and_a_click_presses_one(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
-        from topiclens.tui.widgets import KeyFooter
-
         footer = s.query_one(KeyFooter)
         text = "".join(seg.text for seg in footer.render_line(0))
         assert text.startswith("b Bookmark B Bookmarks / Search o Overview")
@@ -175,7 +174,6 @@ def test_footer_shows_the_keys_and_a_click_presses_one(reader_store: Path):
 def test_footer_line_is_drawn_again_when_its_keys_or_colours_change(reader_store: Path):
     async def scenario(app: TopicLensApp, s: MainScreen, pilot: Pilot[None]) -> None:
         from topiclens.tui.theme import LIGHT
-        from topiclens.tui.widgets import KeyFooter
 
         footer = s.query_one(KeyFooter)
         first = footer.render_line(0)
@@ -629,21 +627,17 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             await pilot.pause()
             s = app.screen
             assert isinstance(s, MainScreen)
-            from topiclens.tui.progress import ProgressLine
-            from topiclens.tui.widgets import KeyFooter
-
-            line = s.query_one("#progress", ProgressLine)
-            assert line.display and not s.query_one(KeyFooter).display  # in the keys' place
-            await wait_until(pilot, lambda: line.fraction == 0.5, "the worker's progress report")
-            await pilot.pause()
-            drawn = line.render_line(0).text
+            footer = s.query_one(KeyFooter)  # the progress in the keys' place
+            await wait_until(pilot, lambda: footer.progress is not None, "the progress")
+            await wait_until(pilot, lambda: footer.progress[1] == 0.5, "the worker's report")
+            drawn = footer.render_line(0).text
             assert "Grouping the entries into topics" in drawn and drawn.endswith(" 50% ")
+            assert "Quit" not in drawn
             s.show_progress("tokenize", 0.0)  # a stage with no fraction yet: no bar
-            await pilot.pause()
-            drawn = line.render_line(0).text
+            drawn = footer.render_line(0).text
             assert "Reading the entries" in drawn and "%" not in drawn and "━" not in drawn
             s.show_progress("kmeans", 0.5)
-            assert line.fraction == 0.5
+            assert footer.progress == ("Grouping the entries into topics", 0.5)
             assert s.topics == [] and app.screen is s  # usable while it works
             release.set()
             await wait_until(pilot, lambda: s.topics, "the topics")
@@ -651,7 +645,7 @@ def test_first_start_opens_at_once_then_groups_in_a_worker(
             with Store(store.path) as other:
                 assert [t.id for t in s.topics] == [t.id for t in other.topics()]
             assert s.entry_list.rows and s.detail is not None
-            assert not s.query_one("#progress").display and s.query_one(KeyFooter).display
+            assert footer.progress is None and "Quit" in footer.render_line(0).text
         store.close()
 
     asyncio.run(go())
@@ -744,7 +738,7 @@ def test_first_start_with_the_real_clustering(data_dir: Path):
                 assert len(s.topics) > 1
                 assert sum(t.size for t in s.topics) == store.count_entries() == 109
                 assert s.entry_list.rows and s.detail is not None and s.detail.topic
-                assert not s.query_one("#progress").display
+                assert s.query_one(KeyFooter).progress is None
 
     asyncio.run(go())
 

@@ -22,6 +22,7 @@ from topiclens.store import Store
 from topiclens.tui.app import TopicLensApp
 from topiclens.tui.main_screen import MainScreen
 from topiclens.tui.screens import ConfirmScreen, FeedInputScreen, FeedsScreen
+from topiclens.tui.widgets import KeyFooter
 from topiclens.tui.widgets.detail_pane import LAYOUT_CHARS
 from topiclens.tui.widgets.entry_list import NEW_MARK
 
@@ -138,7 +139,7 @@ def test_refresh_key_keys_answer_while_it_waits_then_one_toast_says_where(
         first_view = s.state.view
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: server.active >= 1, "the slow feed's request")
-        assert s.fetching_feeds and s.query_one("#progress").display
+        assert s.fetching_feeds and s.query_one(KeyFooter).progress is not None
         # keys answer while the refresh waits on the network
         await pilot.press("j")
         await pilot.pause()
@@ -150,7 +151,7 @@ def test_refresh_key_keys_answer_while_it_waits_then_one_toast_says_where(
         assert any("refresh once it ends" in t for t, _ in toasts(app))
         release.set()
         await refreshed(pilot, s)
-        assert not s.query_one("#progress").display
+        assert s.query_one(KeyFooter).progress is None
 
         with Store.open_dir(home) as store:
             feed_ids = [e.id for e in store.entries() if e.feed_id is not None]

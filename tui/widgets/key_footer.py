@@ -1,4 +1,5 @@
-"""The footer: the keys of the screen's bindings, one line drawn in one go."""
+"""The footer: the keys of the screen's bindings, one line drawn in one go; or, while slow
+work runs, its progress in their place."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class KeyFooter(Widget):
         "key-footer--key",
         "key-footer--description",
         "key-footer--separator",
+        "key-footer--progress-done",
+        "key-footer--progress-todo",
     }
 
     def __init__(self, **kwargs: object) -> None:
@@ -42,6 +45,28 @@ class KeyFooter(Widget):
         self._keys_at: tuple[int, Keys] | None = None
         self._line: Strip | None = None
         self._stamp = StyleStamp()  # the line is kept until the styles are applied anew
+        # slow work's (stage, fraction) shown in place of the keys: on this line, so the
+        # panes keep their size (a box of its own took rows from them, a layout of the
+        # screen each time it came and went)
+        self.progress: tuple[str, float] | None = None
+
+    def show_progress(self, stage: str, fraction: float) -> str:
+        """Show ``stage`` (a clustering stage's name or a sentence) at ``fraction`` (0:
+        not measured) in place of the keys until :meth:`hide_progress`; returns the
+        sentence shown."""
+        from ..progress import STAGES
+
+        text = STAGES.get(stage, stage)
+        progress = (text, max(0.0, min(1.0, fraction)))
+        if progress != self.progress:
+            self.progress, self._line = progress, None
+            self.refresh()
+        return text
+
+    def hide_progress(self) -> None:
+        if self.progress is not None:
+            self.progress, self._line = None, None
+            self.refresh()
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -90,8 +115,20 @@ class KeyFooter(Widget):
         if self._stamp.changed(self):
             self._line = None
         if self._line is None:
-            self._line = self._draw(width, self._keys_at[1])
+            if self.progress is not None:
+                self._line = self._draw_progress(width, *self.progress)
+            else:
+                self._line = self._draw(width, self._keys_at[1])
         return self._line
+
+    def _draw_progress(self, width: int, stage: str, fraction: float) -> Strip:
+        from ..progress import progress_line
+
+        self._spans = []  # no key to click meanwhile
+        get = self.get_component_rich_style
+        text = Style(bgcolor=self.rich_style.bgcolor) + get("key-footer--description")
+        done, todo = get("key-footer--progress-done"), get("key-footer--progress-todo")
+        return progress_line(stage, fraction, width, text, text + done, text + todo)
 
     def _draw(self, width: int, shown: Keys) -> Strip:
         base = Style(bgcolor=self.rich_style.bgcolor)  # between the keys: background only

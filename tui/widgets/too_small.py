@@ -16,7 +16,7 @@ class TooSmall(Static):
     DEFAULT_CSS = """
     TooSmall { display: none; }
     MainScreen.-too-small {
-        #topics, #entries, #detail, #similar, #progress, KeyFooter { display: none; }
+        #topics, #entries, #detail, #similar, KeyFooter { display: none; }
         TooSmall {
             display: block;
             width: 1fr;
