@@ -521,11 +521,20 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
 
             async def round_of_keys(times: Times, refresh: Worker[object] | None) -> None:
                 """A topic switch, then six cursor moves in its entries (h and l, which
-                move the focus, untimed)."""
+                move the focus, untimed); during a refresh, only while it runs (its end
+                reads the store again, moving the cursor with its entry mid-round)."""
+
+                def over() -> bool:
+                    return refresh is not None and refresh.is_finished
+
+                if over():
+                    return
                 times["switch"].append(await switch(refresh))
                 await pilot.press("l")
                 state["row"], state["row_step"] = screen.entry_list.cursor or 0, 1
                 for _ in range(6):
+                    if over():
+                        break
                     times["move"].append(await move(refresh))
                 await pilot.press("h")
 
