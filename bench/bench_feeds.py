@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import datetime as _dt
 import html
+import json
 import os
 import random
 import resource
@@ -549,7 +550,8 @@ async def keys_during_refresh(home: Path, idle_keys: int = 40) -> tuple[Times, T
             placing = 0
             while not refresh.is_finished:
                 await round_of_keys(busy, refresh)
-                progress = screen.query_one(KeyFooter).progress
+                # (the code before had no footer progress: run against it, none is seen)
+                progress = getattr(screen.query_one(KeyFooter), "progress", None)
                 if progress and "Placing" in progress[0]:
                     placing += 7
                 await asyncio.sleep(0.05)  # a person's pace is slower; this is a burst
@@ -567,9 +569,9 @@ def _stats(times: list[float]) -> tuple[float, float, float]:
 
 
 def key_latency(home: Path, rounds: int = 1) -> None:
-    """The keys of :func:`keys_during_refresh`, ``rounds`` times (each on a fresh copy of
-    ``home``, the store before its first refresh), printed together: a refresh sees 20 to
-    30 topic switches, whose p95 is their second slowest."""
+    """The keys of :func:`keys_during_refresh`, ``rounds`` times (each in a process of its
+    own, on a fresh copy of ``home``, the store before its first refresh), printed
+    together: a refresh sees 20 to 30 topic switches, whose p95 is their second slowest."""
     load = os.getloadavg()[0]
     idle: Times = {"switch": [], "move": []}
     busy: Times = {"switch": [], "move": []}
@@ -578,7 +580,16 @@ def key_latency(home: Path, rounds: int = 1) -> None:
         copy = home.with_name(f"{home.name}-round-{n}")
         shutil.copytree(home, copy)
         try:
-            one_idle, one_busy, one_placing, said = asyncio.run(keys_during_refresh(copy))
+            # each refresh in a reader of its own process, as a user's first refresh after
+            # the reader starts: nothing kept in memory from an earlier round
+            out = subprocess.run(
+                [sys.executable, __file__, "--keys-round", str(copy)],
+                capture_output=True,
+                text=True,
+            )
+            if out.returncode:
+                raise SystemExit(out.stderr.strip()[-800:] or out.stdout.strip()[-800:])
+            one_idle, one_busy, one_placing, said = json.loads(out.stdout.splitlines()[-1])
         finally:
             shutil.rmtree(copy, ignore_errors=True)
         for kind in idle:
@@ -689,9 +700,13 @@ def main() -> int:
         help="refreshes to time keys during, their keys taken together (default 1)",
     )
     parser.add_argument("--phases", metavar="STORE", help=argparse.SUPPRESS)  # (internal)
+    parser.add_argument("--keys-round", metavar="STORE", help=argparse.SUPPRESS)  # (internal)
     args = parser.parse_args()
     if args.phases:
         phases(args.phases)
+        return 0
+    if args.keys_round:  # one round of key_latency's, printed as JSON on the last line
+        print(json.dumps(asyncio.run(keys_during_refresh(Path(args.keys_round)))))
         return 0
     work = Path(tempfile.mkdtemp(prefix="topiclens-bench-feeds-"))
     server = None
