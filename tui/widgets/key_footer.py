@@ -33,8 +33,6 @@ class KeyFooter(Widget):
         "key-footer--key",
         "key-footer--description",
         "key-footer--separator",
-        "key-footer--progress-done",
-        "key-footer--progress-todo",
     }
 
     def __init__(self, **kwargs: object) -> None:
@@ -127,8 +125,10 @@ class KeyFooter(Widget):
         self._spans = []  # no key to click meanwhile
         get = self.get_component_rich_style
         text = Style(bgcolor=self.rich_style.bgcolor) + get("key-footer--description")
-        done, todo = get("key-footer--progress-done"), get("key-footer--progress-todo")
-        return progress_line(stage, fraction, width, text, text + done, text + todo)
+        # the bar in the keys' colour, its rest in the separators'
+        done = text + Style(color=get("key-footer--key").color)
+        todo = text + get("key-footer--separator")
+        return progress_line(stage, fraction, width, text, done, todo)
 
     def _draw(self, width: int, shown: Keys) -> Strip:
         base = Style(bgcolor=self.rich_style.bgcolor)  # between the keys: background only
