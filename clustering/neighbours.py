@@ -184,14 +184,23 @@ def silhouette(vectors: Any, labels: Any, random_state: int) -> float:
     return float(silhouette_score(vectors, labels, sample_size=sample, random_state=random_state))
 
 
+def top_similar(idx: Any, sim: Any, top: int) -> tuple[Any, Any]:
+    """Each row's ``top`` most similar rows, from :func:`nearest`'s answer, as arrays: their
+    indices (-1: none) and cosines to six decimals (float64)."""
+    import numpy as np
+
+    return idx[:, :top], np.round(sim[:, :top].astype(np.float64), 6)
+
+
+def pairs_of(idx: Any, sim: Any) -> list[list[tuple[int, float]]]:
+    """The arrays of :func:`top_similar` as each row's list of (row, cosine)."""
+    return [
+        [(j, v) for j, v in zip(ri, rs, strict=True) if j >= 0]
+        for ri, rs in zip(idx.tolist(), sim.tolist(), strict=True)
+    ]
+
+
 def similar_pairs(idx: Any, sim: Any, top: int) -> list[list[tuple[int, float]]]:
     """Each row's ``top`` most similar rows, from :func:`nearest`'s answer, as (row,
     cosine to six decimals)."""
-    import numpy as np
-
-    rows_i = idx[:, :top].tolist()
-    rows_s = np.round(sim[:, :top].astype(np.float64), 6).tolist()
-    return [
-        [(j, v) for j, v in zip(ri, rs, strict=True) if j >= 0]
-        for ri, rs in zip(rows_i, rows_s, strict=True)
-    ]
+    return pairs_of(*top_similar(idx, sim, top))

@@ -458,14 +458,9 @@ def _place(
             if c.terms and not c.hidden and c.topic_id in live:
                 for i in index.central(term_tokens(store, c.terms)):
                     out[todo_ids[i]] = (c.topic_id, out[todo_ids[i]][1], [])
-    similar: Similar
-    if placed.near is not None:  # (packed as the store keeps them, a batch at once)
-        similar = dict(zip(todo_ids, stored_rows(saved.embedded_id, *placed.near), strict=True))
-    else:
-        similar = {
-            eid: [(saved.embedded_id(j), v) for j, v in near]
-            for eid, near in zip(todo_ids, placed.similar, strict=True)
-        }
+    # (packed as the store keeps them, a batch at once)
+    packed = stored_rows(saved.embedded_id, *placed.near)
+    similar: Similar = dict(zip(todo_ids, packed, strict=True))
     also = [
         (eid, saved.topic_ids[c], score)
         for eid, rows in zip(todo_ids, placed.also, strict=True)

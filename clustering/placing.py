@@ -25,7 +25,7 @@ from .features import (
 )
 from .membership import also_topics
 from .naming import entry_terms
-from .neighbours import nearest_in, similar_pairs, smooth, smooth_count
+from .neighbours import nearest_in, pairs_of, smooth, smooth_count, top_similar
 from .tokenize import Tokenizer, default_tokenizer, vocabulary
 
 if TYPE_CHECKING:
@@ -40,10 +40,10 @@ class Placement(NamedTuple):
     terms: list[list[str]]  # display terms tying the text to its topic
     similar: list[list[tuple[int, float]]]  # (index of a fitted entry, cosine), best first
     also: list[list[tuple[int, float]]]  # (another topic it centrally discusses, score)
-    vectors: Any = None  # (n, d) the texts' smoothed vectors, as compared with the centres
+    vectors: Any  # (n, d) the texts' smoothed vectors, as compared with the centres
     # the arrays ``similar`` lists: (n, n_similar) indices of fitted entries (-1: none) and
-    # their cosines to six decimals (float64), best first; None without fitted entries
-    near: tuple[Any, Any] | None = None
+    # their cosines to six decimals (float64), best first (no column without fitted entries)
+    near: tuple[Any, Any]
 
 
 class FittedArrays:
@@ -113,8 +113,7 @@ def place(
     vocab = list(model.vocabulary_)
     f = features_in(docs, Vectorizer(vocab, model.idf_, model.components_))
     vectors = f.vectors
-    similar: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-    near = None
+    near = (np.full((n, 0), -1, dtype=np.int64), np.zeros((n, 0)))  # (no fitted entries)
     if model.embedding_ is not None and len(model.embedding_):
         pool = model.embedding_.astype(np.float32)
         k_smooth = smooth_count(len(pool)) if model.smoothing else 0
@@ -123,9 +122,7 @@ def place(
         )
         if model.smoothing:
             vectors = smooth(vectors, near_idx[:, :k_smooth], pool)
-        similar = similar_pairs(near_idx, near_sim, model.n_similar)
-        top = near_idx[:, : model.n_similar]
-        near = (top, np.round(near_sim[:, : model.n_similar].astype(np.float64), 6))
+        near = top_similar(near_idx, near_sim, model.n_similar)
     sims = vectors @ model.cluster_centers_.T
     if among is not None:
         sims[:, ~np.asarray(among, dtype=bool)] = -np.inf
@@ -143,7 +140,7 @@ def place(
     )
     topic_terms = [t if among is None or among[c] else [] for c, t in enumerate(model.topic_terms_)]
     also = also_topics(f.tfidf, f.counts, vocab, topic_terms, labels, model.also_bars_)
-    return Placement(labels, scores, terms, similar, also, vectors, near)
+    return Placement(labels, scores, terms, pairs_of(*near), also, vectors, near)
 
 
 # each model's vocabulary as encoded tokens, made once (a refresh places batch after batch
